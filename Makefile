@@ -1,0 +1,68 @@
+# RNNs by hand: set-up, notebooks and checks. `make help` lists the targets.
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+NOTEBOOKS := $(sort $(wildcard notebooks/[0-9][0-9]_*.ipynb))
+# Kernels from this venv come first, so a `python3` kernelspec in the user's home cannot
+# shadow it; jupyter_client runs a spec's `python` with the interpreter that starts it.
+export JUPYTER_PATH := $(CURDIR)/$(VENV)/share/jupyter
+export PATH := $(CURDIR)/$(BIN):$(PATH)
+# JupyterLab refuses to run as root unless told; only then is the flag added.
+ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root)
+
+.PHONY: help setup lab test unit nbval lint execute parity clean
+
+help: ## List the targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
+
+setup: $(STAMP) ## Create .venv and install requirements.txt and helpers (quick when nothing changed)
+
+$(STAMP): requirements.txt pyproject.toml
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet -r requirements.txt
+	$(BIN)/python -m pip install --quiet --no-deps -e .
+	@touch $@
+
+lab: setup ## Start JupyterLab on 127.0.0.1 (with a token), opened on notebooks/
+	$(BIN)/jupyter lab --ip=127.0.0.1 $(ALLOW_ROOT) --ServerApp.root_dir=$(CURDIR) \
+		--ServerApp.default_url=/lab/tree/notebooks
+
+test: setup lint unit nbval ## Lint, unit tests, and every notebook's stored outputs (strict nbval)
+
+unit: setup ## Unit and property tests of helpers
+	$(BIN)/python -m pytest -q -n 2 tests
+
+nbval: setup ## Re-run every notebook and compare each cell with its stored output (strict)
+	$(BIN)/python -m pytest -q -n 2 --dist loadfile -p no:cacheprovider --nbval \
+		--nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg $(NOTEBOOKS)
+
+lint: setup ## ruff over helpers, tests, benchmarks and notebooks
+	$(BIN)/ruff check helpers tests benchmarks notebooks
+	$(BIN)/ruff format --check helpers tests benchmarks
+
+execute: setup ## Re-run notebooks in place to refresh outputs (NB=path for one; FORCE=1 to overwrite uncommitted edits)
+	@targets="$(or $(NB),$(NOTEBOOKS))"; \
+	if [ "$(FORCE)" != 1 ]; then \
+	  for nb in $$targets; do \
+	    if ! git ls-files --error-unmatch "$$nb" >/dev/null 2>&1 || [ -n "$$(git status --porcelain -- "$$nb")" ]; then \
+	      echo "make execute: $$nb has changes that are not committed; executing would overwrite"; \
+	      echo "  them with fresh outputs. Commit them first, or run 'make execute FORCE=1'."; \
+	      exit 1; \
+	    fi; \
+	  done; \
+	fi; \
+	for nb in $$targets; do \
+	  echo "executing $$nb"; \
+	  $(BIN)/jupyter nbconvert --to notebook --execute --inplace \
+	    --ExecutePreprocessor.timeout=120 --ExecutePreprocessor.kernel_name=python3 "$$nb" || exit 1; \
+	done
+
+parity: setup ## Measure the worst difference between helpers.unroll and torch over many modules
+	$(BIN)/python benchmarks/parity.py
+
+clean: ## Remove the venv and caches (notebooks and sources are untouched)
+	rm -rf $(VENV) .pytest_cache .hypothesis .ruff_cache build *.egg-info

@@ -1,0 +1,11 @@
+"""RNNs by hand: the helpers behind the notebooks.
+
+- `unroll(module, input, hx)`: what `module(input, hx)` returns, re-computed step by step.
+- `trace(module, input, hx)`: the same, with every intermediate value (a `Trace` of `Step`s).
+- `compare(name, ours, theirs)`: one line saying whether a hand computation matches torch.
+"""
+
+from helpers.checks import compare
+from helpers.unroll import Step, Trace, trace, unroll
+
+__all__ = ["Step", "Trace", "compare", "trace", "unroll"]

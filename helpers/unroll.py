@@ -1,0 +1,179 @@
+"""Re-compute torch's recurrent layers step by step, with the equations written out.
+
+`unroll(module, input, hx)` returns exactly what `module(input, hx)` returns, and `trace(...)`
+returns the same result together with every intermediate value (one `Step` per layer,
+direction and time step), for plots and explanations. Only plain tensor operations are used:
+no call to the module's forward, to torch's fused RNN kernels or to the nn.*Cell modules.
+
+Supported so far: nn.RNN with every option (tanh/relu, bias, batch_first, bidirectional,
+stacked layers, batched and unbatched input, given or default h_0, any float dtype, dropout in
+eval mode). Introduced in notebooks/01_scalar_rnn.ipynb.
+"""
+
+from dataclasses import dataclass
+
+import torch
+from torch import Tensor
+
+from helpers._validate import check_hx, check_input, check_module
+
+
+@dataclass(frozen=True)
+class Step:
+    """One application of the recurrence, at one layer, direction and time step."""
+
+    layer: int  # 0 reads the input; layer k > 0 reads layer k-1's output
+    direction: int  # 0 forward (t = 0, 1, ...), 1 backward (t = T-1, T-2, ...)
+    t: int  # position in the sequence, counted in time order for both directions
+    x: Tensor  # (B, in_k): what this layer reads at time t; (in_k,) for unbatched input
+    h_prev: Tensor  # (B, H): the state before this step (h_0 at a direction's first step)
+    pre_activation: Tensor  # (B, H): (x W_ih^T + b_ih) + (h_prev W_hh^T + b_hh)
+    h: Tensor  # (B, H): the new state, tanh or relu of pre_activation
+
+
+@dataclass(frozen=True)
+class Trace:
+    """What an unroll computed: the module's result and every step that produced it."""
+
+    output: Tensor  # the top layer's state at every step, laid out like the module's output
+    h_n: Tensor  # (num_layers * num_directions, B, H): every layer's final state
+    steps: tuple[Step, ...]  # in the order computed: layer 0 forward, layer 0 backward, ...
+    num_layers: int
+    num_directions: int
+    batched: bool  # False for one unbatched sequence: then steps carry no batch dimension
+
+    @property
+    def result(self):
+        """Exactly what `module(input, hx)` returns: `(output, h_n)` for nn.RNN."""
+        return self.output, self.h_n
+
+    def steps_of(self, layer=0, direction=0):
+        """The steps of one layer and direction, in time order (t = 0 first)."""
+        layer, direction = self._index(layer, direction)
+        chosen = [s for s in self.steps if s.layer == layer and s.direction == direction]
+        return sorted(chosen, key=lambda s: s.t)
+
+    def stack(self, name, layer=0, direction=0):
+        """One field of every step of a layer and direction, stacked in time order: (T, ...)."""
+        if name not in Step.__dataclass_fields__ or name in ("layer", "direction", "t"):
+            fields = ", ".join(f for f in Step.__dataclass_fields__ if f not in ("layer", "direction", "t"))
+            raise ValueError(f"Trace.stack: unknown field {name!r}; choose one of {fields}.")
+        return torch.stack([getattr(s, name) for s in self.steps_of(layer, direction)])
+
+    def table(self, layer=0, direction=0, batch=0, decimals=4):
+        """A text table of one layer, direction and batch item, in the order the steps ran.
+
+        Columns: t, x_t, h_prev, pre-activation, h_t. The backward direction runs from the
+        last time step to the first, so its h_prev is the state of step t + 1.
+        """
+        columns = ("x", "h_prev", "pre_activation", "h")
+        rows = [("t", "x_t", "h_prev", "pre-activation", "h_t")]
+        in_order = self.steps_of(layer, direction)
+        for s in reversed(in_order) if direction else in_order:
+            values = [getattr(s, c) for c in columns]
+            if self.batched:
+                if not -len(s.x) <= batch < len(s.x):
+                    raise ValueError(f"batch={batch} does not exist: the batch has {len(s.x)} items.")
+                values = [v[batch] for v in values]
+            cells = [_format_values(v, decimals) for v in values]
+            rows.append((str(s.t), *cells))
+        widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+        lines = ["  ".join(cell.rjust(w) for cell, w in zip(row, widths)).rstrip() for row in rows]
+        return "\n".join(lines)
+
+    def _index(self, layer, direction):
+        if not -self.num_layers <= layer < self.num_layers:
+            raise ValueError(
+                f"layer={layer} does not exist: this module has num_layers={self.num_layers} "
+                f"(valid: 0 to {self.num_layers - 1}, or -1 for the top layer)."
+            )
+        if direction not in range(self.num_directions):
+            valid = "0 (forward)" if self.num_directions == 1 else "0 (forward) or 1 (backward)"
+            raise ValueError(f"direction={direction} does not exist: choose {valid}.")
+        return layer % self.num_layers, direction
+
+
+def unroll(module, input, hx=None):
+    """Return exactly what `module(input, hx)` returns, computed one step at a time."""
+    return trace(module, input, hx).result
+
+
+def trace(module, input, hx=None):
+    """Unroll `module` over `input` and keep every intermediate value in a `Trace`."""
+    check_module(module)
+    batched = check_input(module, input)
+    h_0 = check_hx(module, hx, input, batched)
+
+    x = input if batched else input.unsqueeze(1)  # (T, B, in) or (B, T, in)
+    if batched and module.batch_first:
+        x = x.transpose(0, 1)  # (T, B, in): time first inside the engine
+    h_0 = h_0 if batched else h_0.unsqueeze(1)  # (L*D, B, H)
+
+    num_directions = 2 if module.bidirectional else 1
+    steps, finals = [], []
+    layer_input = x  # (T, B, in_0)
+    for layer in range(module.num_layers):
+        outputs = []
+        for direction in range(num_directions):
+            weights = _weights(module, layer, direction)
+            h = h_0[layer * num_directions + direction]  # (B, H)
+            hidden_states = _run_direction(module, weights, layer_input, h, layer, direction, steps)
+            outputs.append(hidden_states)
+            finals.append(hidden_states[0] if direction else hidden_states[-1])
+        # Both directions of the next layer read the time-aligned concatenation [fwd_t, bwd_t].
+        layer_input = torch.cat(outputs, dim=2)  # (T, B, D*H)
+
+    output, h_n = layer_input, torch.stack(finals)  # (T, B, D*H), (L*D, B, H)
+    if batched and module.batch_first:
+        output = output.transpose(0, 1)  # (B, T, D*H)
+    if not batched:
+        output, h_n = output.squeeze(1), h_n.squeeze(1)  # (T, D*H), (L*D, H)
+        steps = [_unbatch(s) for s in steps]
+    return Trace(output, h_n, tuple(steps), module.num_layers, num_directions, batched)
+
+
+def _run_direction(module, weights, layer_input, h, layer, direction, steps):
+    """Run one direction of one layer over time; return its states in time order (T, B, H)."""
+    W_ih, W_hh, b_ih, b_hh = weights
+    activation = torch.tanh if module.nonlinearity == "tanh" else torch.relu
+    seq_len = layer_input.shape[0]
+    times = range(seq_len - 1, -1, -1) if direction else range(seq_len)
+    hidden_states = [None] * seq_len
+    for t in times:
+        x_t, h_prev = layer_input[t], h  # (B, in_k), (B, H)
+        input_part = x_t @ W_ih.T  # (B, H)
+        hidden_part = h_prev @ W_hh.T  # (B, H)
+        if b_ih is not None:
+            input_part, hidden_part = input_part + b_ih, hidden_part + b_hh
+        pre_activation = input_part + hidden_part
+        h = activation(pre_activation)
+        steps.append(Step(layer, direction, t, x_t, h_prev, pre_activation, h))
+        hidden_states[t] = h
+    return torch.stack(hidden_states)  # (T, B, H)
+
+
+def _weights(module, layer, direction):
+    """W_ih, W_hh, b_ih, b_hh of one layer and direction, by torch's parameter names."""
+    suffix = f"_l{layer}" + ("_reverse" if direction else "")
+    names = ("weight_ih", "weight_hh", "bias_ih", "bias_hh")
+    return tuple(getattr(module, name + suffix, None) for name in names)
+
+
+def _unbatch(step):
+    """The same step with the batch dimension of size 1 removed, as torch does for 2-D input."""
+    return Step(
+        step.layer,
+        step.direction,
+        step.t,
+        *(v.squeeze(0) for v in (step.x, step.h_prev, step.pre_activation, step.h)),
+    )
+
+
+def _format_values(values, decimals):
+    """A tensor's values as '[0.1234, -0.5]', or '0.1234' for a single value."""
+    flat = values.detach().reshape(-1).tolist()
+    text = ", ".join(f"{v:.{decimals}f}" for v in flat)
+    return text if len(flat) == 1 else f"[{text}]"
+
+
+__all__ = ["Step", "Trace", "trace", "unroll"]

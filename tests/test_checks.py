@@ -1,0 +1,56 @@
+"""helpers.compare: one line that says whether a hand computation matches torch."""
+
+import math
+
+import pytest
+import torch
+
+from helpers import compare
+
+
+def test_equal_tensors_match_and_the_line_says_so(capsys):
+    """Identical tensors: True, a tick and a zero difference."""
+    assert compare("h_n", torch.ones(2, 3), torch.ones(2, 3)) is True
+    assert capsys.readouterr().out == "✓ h_n: match (max abs diff 0.0e+00)\n"
+
+
+def test_a_float32_rounding_difference_still_matches(capsys):
+    """A difference below 1e-6 is float32 rounding, not a mistake."""
+    assert compare("output", torch.tensor([0.5]), torch.tensor([0.5 + 2**-22]))
+    assert "match (max abs diff 2.4e-07)" in capsys.readouterr().out
+
+
+def test_different_values_do_not_match_and_the_line_says_where(capsys):
+    """A real difference: False, a cross, the size of the difference and where it is."""
+    assert compare("result", (torch.zeros(2), torch.zeros(3)), (torch.zeros(2), torch.tensor([0, 0.5, 0]))) is False
+    assert capsys.readouterr().out == "✗ result: DIFFER (tolerance 1e-06) at [1] (max abs diff 5.0e-01)\n"
+
+
+def test_float64_on_both_sides_uses_a_tighter_tolerance(capsys):
+    """Two float64 tensors 1e-9 apart differ; float32 tensors 1e-9 apart match."""
+    a = torch.tensor([1.0], dtype=torch.float64)
+    assert not compare("x", a, a + 1e-9)
+    assert compare("x", a.float(), a.float() + 1e-9)
+    assert compare("x", a, a + 1e-9, atol=1e-8)
+
+
+@pytest.mark.parametrize(
+    "ours, theirs, expected",
+    [
+        (torch.zeros(1, 1, 2), torch.zeros(1, 2), "✗ out: shapes differ: ours (1, 1, 2), torch's (1, 2)"),
+        ((torch.zeros(1),), (torch.zeros(1), torch.zeros(1)), "✗ out: cannot compare: ours has 1 parts, torch's 2"),
+        (torch.zeros(1), (torch.zeros(1),), "✗ out: cannot compare: one side is a Tensor, the other a tuple"),
+        ("abc", torch.zeros(1), "✗ out: cannot compare: str is not a tensor or a number"),
+        (torch.tensor([math.nan]), torch.tensor([0.0]), "✗ out: NaN on one side only"),
+    ],
+)
+def test_mismatched_structures_are_reported_not_raised(capsys, ours, theirs, expected):
+    """Shapes, lengths, kinds or NaNs that differ give False and a readable reason."""
+    assert compare("out", ours, theirs) is False
+    assert capsys.readouterr().out.strip() == expected
+
+
+def test_numbers_and_nested_results_compare(capsys):
+    """Plain numbers and (output, h_n) pairs are accepted."""
+    assert compare("h1", 0.4621, torch.tensor(0.4621))
+    assert compare("pair", (torch.ones(1), [torch.zeros(2)]), [torch.ones(1), (torch.zeros(2),)])

@@ -1,0 +1,453 @@
+"""helpers.unroll against torch: torch is the oracle, every option, every bad input."""
+
+import re
+
+import numpy as np
+import pytest
+import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from torch import nn
+
+from helpers import trace, unroll
+
+TOLERANCE = {torch.float32: 1e-6, torch.float64: 1e-12}
+
+
+def max_error(ours, theirs):
+    """The largest absolute difference between two (output, h_n) results."""
+    return max((a - b).abs().max().item() if a.numel() else 0.0 for a, b in zip(ours, theirs, strict=True))
+
+
+@st.composite
+def rnn_cases(draw):
+    """A random nn.RNN configuration with a matching input and (maybe) h_0."""
+    seed = draw(st.integers(0, 2**31 - 1))
+    dtype = draw(st.sampled_from([torch.float32, torch.float64]))
+    options = dict(
+        input_size=draw(st.integers(1, 8)),
+        hidden_size=draw(st.integers(1, 64)),
+        num_layers=draw(st.integers(1, 3)),
+        nonlinearity=draw(st.sampled_from(["tanh", "relu"])),
+        bias=draw(st.booleans()),
+        batch_first=draw(st.booleans()),
+        bidirectional=draw(st.booleans()),
+    )
+    if options["num_layers"] > 1:
+        options["dropout"] = draw(st.sampled_from([0.0, 0.5]))
+    batched = draw(st.booleans())
+    seq_len, batch = draw(st.integers(1, 50)), draw(st.integers(1, 4))
+    give_hx = draw(st.booleans())
+    return seed, dtype, options, batched, seq_len, batch, give_hx
+
+
+def build(seed, dtype, options, batched, seq_len, batch, give_hx):
+    """Seeded module (in eval mode), input and h_0 for one case."""
+    generator = torch.Generator().manual_seed(seed)
+    torch.manual_seed(seed)
+    module = nn.RNN(**options, dtype=dtype).eval()
+    directions = 2 if options["bidirectional"] else 1
+    if batched:
+        shape = (batch, seq_len) if options["batch_first"] else (seq_len, batch)
+        hx_shape = (options["num_layers"] * directions, batch, options["hidden_size"])
+    else:
+        shape, hx_shape = (seq_len,), (options["num_layers"] * directions, options["hidden_size"])
+    input = torch.randn(*shape, options["input_size"], generator=generator, dtype=dtype)
+    hx = torch.randn(*hx_shape, generator=generator, dtype=dtype) if give_hx else None
+    return module, input, hx
+
+
+@settings(max_examples=200, deadline=None)
+@given(rnn_cases())
+def test_unroll_matches_torch_over_the_option_space(case):
+    """For any nn.RNN option, unroll returns torch's output and h_n within 1e-6 (1e-12 float64)."""
+    module, input, hx = build(*case)
+    theirs = module(input, hx)
+    ours = unroll(module, input, hx)
+    assert isinstance(ours, tuple) and len(ours) == 2
+    for a, b in zip(ours, theirs, strict=True):
+        assert a.shape == b.shape and a.dtype == b.dtype
+    assert max_error(ours, theirs) <= TOLERANCE[input.dtype]
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+@pytest.mark.parametrize("nonlinearity", ["tanh", "relu"])
+@pytest.mark.parametrize("bidirectional", [False, True])
+def test_unroll_matches_torch_at_the_largest_sizes(dtype, nonlinearity, bidirectional):
+    """T=50, H=64, two layers, batch 4: still within tolerance."""
+    options = dict(
+        input_size=8,
+        hidden_size=64,
+        num_layers=2,
+        nonlinearity=nonlinearity,
+        bias=True,
+        batch_first=False,
+        bidirectional=bidirectional,
+    )
+    module, input, hx = build(7, dtype, options, True, 50, 4, True)
+    assert max_error(unroll(module, input, hx), module(input, hx)) <= TOLERANCE[dtype]
+
+
+def test_dropout_with_one_layer_is_ignored_in_training_mode_as_torch_does():
+    """dropout only acts between layers, so one layer in train mode is still deterministic."""
+    torch.manual_seed(0)
+    with pytest.warns(UserWarning):
+        module = nn.RNN(3, 4, num_layers=1, dropout=0.5)
+    input = torch.randn(6, 2, 3)
+    assert module.training
+    assert max_error(unroll(module, input), module(input)) <= 1e-6
+
+
+def test_gradients_flow_through_unroll_like_through_torch():
+    """Backpropagating through unroll gives torch's gradients for every parameter."""
+    torch.manual_seed(0)
+    module = nn.RNN(3, 5, num_layers=2, bidirectional=True).eval()
+    input = torch.randn(7, 2, 3)
+
+    def gradients(run):
+        module.zero_grad()
+        output, h_n = run(module, input)
+        (output.square().sum() + h_n.sum()).backward()
+        return {name: p.grad.clone() for name, p in module.named_parameters()}
+
+    ours, theirs = gradients(unroll), gradients(lambda m, x: m(x))
+    for name in theirs:
+        assert (ours[name] - theirs[name]).abs().max().item() <= 1e-5, name
+
+
+def test_unroll_uses_neither_torch_kernels_nor_the_module_forward(monkeypatch):
+    """unroll still works when forward, the fused kernels and the cells are all disabled."""
+
+    def forbidden(*args, **kwargs):
+        raise AssertionError("unroll must compute the steps itself")
+
+    torch.manual_seed(0)
+    module = nn.RNN(2, 3, num_layers=2, bidirectional=True).eval()
+    input = torch.randn(4, 1, 2)
+    expected = module(input)
+    monkeypatch.setattr(module, "forward", forbidden)
+    for name in ("rnn_tanh", "rnn_relu", "rnn_tanh_cell", "rnn_relu_cell"):
+        monkeypatch.setattr(torch._VF, name, forbidden)
+    monkeypatch.setattr(nn.RNNCell, "forward", forbidden)
+    assert max_error(unroll(module, input), expected) <= 1e-6
+
+
+# --- the trace ---------------------------------------------------------------------------------
+
+
+def hand_module():
+    """The 1 -> 1 RNN of notebook 01: W_ih = 0.5, W_hh = -1.0, no bias."""
+    module = nn.RNN(1, 1, bias=False)
+    with torch.no_grad():
+        module.weight_ih_l0.fill_(0.5)
+        module.weight_hh_l0.fill_(-1.0)
+    return module
+
+
+def test_trace_steps_follow_the_equation_written_out():
+    """Each step is h = tanh(x W_ih^T + h_prev W_hh^T), starting from h_0 = 0."""
+    module = hand_module()
+    steps = trace(module, torch.tensor([[1.0], [2.0], [3.0]])).steps
+    h_prev = 0.0
+    for t, (step, x) in enumerate(zip(steps, [1.0, 2.0, 3.0], strict=True)):
+        assert (step.layer, step.direction, step.t) == (0, 0, t)
+        assert step.h_prev.item() == pytest.approx(h_prev)
+        assert step.pre_activation.item() == pytest.approx(0.5 * x - 1.0 * h_prev)
+        assert step.h.item() == pytest.approx(np.tanh(0.5 * x - 1.0 * h_prev))
+        h_prev = step.h.item()
+
+
+def test_trace_holds_every_layer_direction_and_step_and_agrees_with_the_result():
+    """L*D*T steps; stacked states equal output slices and h_n; layer 1 reads layer 0's output."""
+    torch.manual_seed(0)
+    module = nn.RNN(3, 4, num_layers=2, bidirectional=True, batch_first=True).eval()
+    input = torch.randn(2, 5, 3)  # (B, T, in)
+    result = trace(module, input)
+    assert len(result.steps) == 2 * 2 * 5
+    output, h_n = result.result
+    for layer in range(2):
+        for direction in range(2):
+            steps = result.steps_of(layer, direction)
+            assert [s.t for s in steps] == list(range(5))
+            states = result.stack("h", layer, direction)  # (T, B, H)
+            final = states[0] if direction else states[-1]
+            assert torch.equal(h_n[layer * 2 + direction], final)
+            first = steps[-1] if direction else steps[0]
+            assert torch.equal(first.h_prev, torch.zeros(2, 4))
+            for s in steps:
+                assert torch.equal(torch.tanh(s.pre_activation), s.h)
+    top_forward, top_backward = result.stack("h", -1, 0), result.stack("h", -1, 1)
+    assert torch.equal(output, torch.cat([top_forward, top_backward], dim=2).transpose(0, 1))
+    layer_0 = torch.cat([result.stack("h", 0, 0), result.stack("h", 0, 1)], dim=2)
+    assert torch.equal(result.stack("x", 1, 0), layer_0)
+    assert torch.equal(result.stack("x", 1, 1), layer_0)
+    assert torch.equal(result.stack("x", 0, 0), input.transpose(0, 1))
+
+
+def test_trace_runs_the_backward_direction_from_the_last_step():
+    """The backward direction's steps are computed t = T-1 first, each reading the state of t+1."""
+    torch.manual_seed(0)
+    module = nn.RNN(2, 3, bidirectional=True)
+    result = trace(module, torch.randn(4, 2))
+    backward = [s for s in result.steps if s.direction == 1]
+    assert [s.t for s in backward] == [3, 2, 1, 0]
+    for later, earlier in zip(backward, backward[1:]):
+        assert torch.equal(earlier.h_prev, later.h)
+
+
+def test_trace_of_unbatched_input_has_no_batch_dimension():
+    """For (T, in) input the steps hold (in,) and (H,) vectors, as torch's outputs do."""
+    torch.manual_seed(0)
+    module = nn.RNN(3, 2)
+    result = trace(module, torch.randn(5, 3))
+    assert result.output.shape == (5, 2) and result.h_n.shape == (1, 2)
+    step = result.steps[0]
+    assert step.x.shape == (3,) and step.h.shape == (2,) and step.pre_activation.shape == (2,)
+    assert result.stack("h").shape == (5, 2)
+
+
+def test_trace_table_lists_the_steps_in_the_order_they_ran():
+    """The table of notebook 01's example shows x_t, h_prev, the pre-activation and h_t."""
+    table = trace(hand_module(), torch.tensor([[1.0], [2.0], [3.0]])).table()
+    assert table.splitlines() == [
+        "t     x_t  h_prev  pre-activation     h_t",
+        "0  1.0000  0.0000          0.5000  0.4621",
+        "1  2.0000  0.4621          0.5379  0.4914",
+        "2  3.0000  0.4914          1.0086  0.7652",
+    ]
+    torch.manual_seed(0)
+    bidirectional = trace(nn.RNN(1, 1, bidirectional=True), torch.randn(3, 2, 1))
+    times = [line.split()[0] for line in bidirectional.table(direction=1, batch=1).splitlines()[1:]]
+    assert times == ["2", "1", "0"]
+
+
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (lambda t: t.steps_of(layer=2), "layer=2 does not exist: this module has num_layers=1"),
+        (lambda t: t.steps_of(direction=1), "direction=1 does not exist: choose 0 (forward)"),
+        (lambda t: t.stack("hidden"), "unknown field 'hidden'; choose one of x, h_prev, pre_activation, h"),
+        (lambda t: t.table(batch=5), "batch=5 does not exist: the batch has 2 items"),
+    ],
+)
+def test_trace_lookups_explain_what_exists(call, message):
+    """Asking a trace for a layer, direction, field or batch item it lacks says what exists."""
+    result = trace(nn.RNN(1, 1), torch.zeros(3, 2, 1))
+    with pytest.raises(ValueError, match=re.escape(message)):
+        call(result)
+
+
+# --- bad input ---------------------------------------------------------------------------------
+
+
+def rnn(**options):
+    torch.manual_seed(0)
+    return nn.RNN(**{"input_size": 3, "hidden_size": 20, **options})
+
+
+class TinyModel(nn.Module):
+    """A model that contains an RNN, as in notebook 09."""
+
+    def __init__(self):
+        super().__init__()
+        self.rnn = nn.RNN(3, 4)
+
+
+BAD_INPUTS = [
+    # (what is wrong, call, exception, fragments the message must contain)
+    (
+        "wrong feature size",
+        lambda: unroll(rnn(), torch.zeros(5, 2, 4)),
+        ValueError,
+        ["input_size=3", "shape (5, 2, 4)", "4 features", "(seq_len, batch, input_size=3)"],
+    ),
+    (
+        "features in the wrong place",
+        lambda: unroll(rnn(), torch.zeros(5, 3, 2)),
+        ValueError,
+        ["Dimension 1 has size 3", "input.movedim(1, -1)"],
+    ),
+    (
+        "wrong feature size, batch_first",
+        lambda: unroll(rnn(batch_first=True), torch.zeros(2, 5, 4)),
+        ValueError,
+        ["(batch, seq_len, input_size=3)"],
+    ),
+    (
+        "1-D input of numbers",
+        lambda: unroll(rnn(input_size=1), torch.zeros(5)),
+        ValueError,
+        ["1 dimension(s), shape (5,)", "input.unsqueeze(-1)", "(seq_len=5, input_size=1)"],
+    ),
+    (
+        "1-D input of one step's features",
+        lambda: unroll(rnn(), torch.zeros(3)),
+        ValueError,
+        ["input.unsqueeze(0)", "(seq_len=1, input_size=3)"],
+    ),
+    (
+        "0-D input",
+        lambda: unroll(rnn(), torch.tensor(1.0)),
+        ValueError,
+        ["0 dimension(s)", "(seq_len, batch, input_size=3) for a batch"],
+    ),
+    (
+        "4-D input",
+        lambda: unroll(rnn(), torch.zeros(5, 2, 3, 1)),
+        ValueError,
+        ["4 dimensions, shape (5, 2, 3, 1)", "(seq_len, input_size=3) for one sequence", "flatten"],
+    ),
+    (
+        "integer token ids",
+        lambda: unroll(rnn(), torch.zeros(5, 2, 3, dtype=torch.long)),
+        TypeError,
+        ["torch.int64", "token ids", "nn.Embedding(vocab_size, embedding_dim=3)", "input.float()"],
+    ),
+    (
+        "float64 input, float32 module",
+        lambda: unroll(rnn(), torch.zeros(5, 2, 3, dtype=torch.float64)),
+        TypeError,
+        ["torch.float64", "torch.float32", "input.to(torch.float32)", "module.to(torch.float64)"],
+    ),
+    (
+        "a list as input",
+        lambda: unroll(rnn(), [[1.0, 2.0, 3.0]]),
+        TypeError,
+        ["must be a torch.Tensor", "got a list", "torch.tensor(values, dtype=torch.float32)"],
+    ),
+    (
+        "a NumPy array as input",
+        lambda: unroll(rnn(), np.zeros((5, 3))),
+        TypeError,
+        ["NumPy array of shape (5, 3)", "torch.from_numpy(array).float()"],
+    ),
+    (
+        "an empty sequence",
+        lambda: unroll(rnn(), torch.zeros(0, 2, 3)),
+        ValueError,
+        ["no time steps", "seq_len=0", "at least one step"],
+    ),
+    (
+        "an empty batch_first sequence",
+        lambda: unroll(rnn(batch_first=True), torch.zeros(2, 0, 3)),
+        ValueError,
+        ["seq_len=0 in shape (2, 0, 3)"],
+    ),
+    (
+        "hx with too few layers and directions",
+        lambda: unroll(rnn(num_layers=2), torch.zeros(5, 3, 3), torch.zeros(1, 3, 20)),
+        ValueError,
+        ["(num_layers * num_directions=2, batch=3, hidden_size=20)", "num_layers=2 times num_directions=1 gives 2"],
+    ),
+    (
+        "hx for one direction of a bidirectional layer",
+        lambda: unroll(rnn(bidirectional=True), torch.zeros(5, 3, 3), torch.zeros(1, 3, 20)),
+        ValueError,
+        ["num_directions=2 gives 2, not 1"],
+    ),
+    (
+        "hx laid out batch-first",
+        lambda: unroll(rnn(num_layers=2, batch_first=True), torch.zeros(3, 5, 3), torch.zeros(3, 2, 20)),
+        ValueError,
+        ["batch-first", "never batch-first", "hx.transpose(0, 1).contiguous()"],
+    ),
+    (
+        "hx of the wrong hidden size",
+        lambda: unroll(rnn(), torch.zeros(5, 3, 3), torch.zeros(1, 3, 10)),
+        ValueError,
+        ["hidden_size=20, not 10"],
+    ),
+    (
+        "hx from a larger batch",
+        lambda: unroll(rnn(), torch.zeros(5, 7, 3), torch.zeros(1, 32, 20)),
+        ValueError,
+        ["batch of 32", "batch of 7", "smaller last batch", "leave hx out"],
+    ),
+    (
+        "2-D hx for batched input",
+        lambda: unroll(rnn(), torch.zeros(5, 3, 3), torch.zeros(3, 20)),
+        ValueError,
+        ["2 dimension(s), shape (3, 20)", "(num_layers * num_directions=1, batch=3, hidden_size=20)", "unsqueeze(0)"],
+    ),
+    (
+        "3-D hx for unbatched input",
+        lambda: unroll(rnn(), torch.zeros(5, 3), torch.zeros(1, 1, 20)),
+        ValueError,
+        ["(num_layers * num_directions=1, hidden_size=20)", "hx.squeeze(1)"],
+    ),
+    (
+        "hx of another dtype",
+        lambda: unroll(rnn(), torch.zeros(5, 3, 3), torch.zeros(1, 3, 20, dtype=torch.float64)),
+        TypeError,
+        ["hx has dtype torch.float64", "hx.to(torch.float32)"],
+    ),
+    (
+        "an LSTM state tuple given to an RNN",
+        lambda: unroll(rnn(), torch.zeros(5, 3, 3), (torch.zeros(1, 3, 20), torch.zeros(1, 3, 20))),
+        TypeError,
+        ["one tensor h_0", "tuple of 2", "(h_0, c_0) is the state of nn.LSTM"],
+    ),
+    (
+        "hx that is not a tensor",
+        lambda: unroll(rnn(), torch.zeros(5, 3, 3), 0.0),
+        TypeError,
+        ["hx must be a torch.Tensor", "got a float"],
+    ),
+    (
+        "a module that is not recurrent",
+        lambda: unroll(nn.Linear(3, 4), torch.zeros(5, 3, 3)),
+        TypeError,
+        ["needs a recurrent layer, nn.RNN", "got nn.Linear"],
+    ),
+    (
+        "a model that contains an RNN",
+        lambda: unroll(TinyModel(), torch.zeros(5, 3, 3)),
+        TypeError,
+        ["got TinyModel", "unroll(model.rnn, input)"],
+    ),
+    (
+        "the class instead of a layer",
+        lambda: unroll(nn.RNN, torch.zeros(5, 3, 3)),
+        TypeError,
+        ["the class nn.RNN itself", "nn.RNN(input_size=3, hidden_size=2)"],
+    ),
+    (
+        "arguments swapped",
+        lambda: unroll(torch.zeros(5, 3, 3), rnn()),
+        TypeError,
+        ["unroll(module, input, hx=None)"],
+    ),
+    (
+        "a cell instead of a layer",
+        lambda: unroll(nn.RNNCell(3, 4), torch.zeros(5, 3, 3)),
+        TypeError,
+        ["nn.RNNCell computes a single time step", "weight_ih_l0"],
+    ),
+    (
+        "an LSTM, not yet supported",
+        lambda: unroll(nn.LSTM(3, 4), torch.zeros(5, 3, 3)),
+        TypeError,
+        ["nn.LSTM is not supported yet"],
+    ),
+    (
+        "dropout active in training mode",
+        lambda: unroll(rnn(num_layers=2, dropout=0.3), torch.zeros(5, 3, 3)),
+        ValueError,
+        ["training mode with dropout=0.3", "random", "module.eval()"],
+    ),
+    (
+        "a PackedSequence, not yet supported",
+        lambda: unroll(rnn(), nn.utils.rnn.pack_padded_sequence(torch.zeros(5, 2, 3), [5, 3], enforce_sorted=True)),
+        TypeError,
+        ["PackedSequence", "padded tensor"],
+    ),
+]
+
+
+@pytest.mark.parametrize("what, call, exception, fragments", BAD_INPUTS, ids=[case[0] for case in BAD_INPUTS])
+def test_bad_input_gets_an_error_that_says_what_was_expected(what, call, exception, fragments):
+    """Each mistake raises a ValueError/TypeError naming what was expected, what came, and a fix."""
+    with pytest.raises(exception) as raised:
+        call()
+    for fragment in fragments:
+        assert fragment in str(raised.value), f"{what}: {fragment!r} missing from: {raised.value}"
