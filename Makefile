@@ -58,7 +58,7 @@ execute: setup ## Re-run notebooks in place to refresh outputs (NB=path for one;
 	for nb in $$targets; do \
 	  echo "executing $$nb"; \
 	  $(BIN)/jupyter nbconvert --to notebook --execute --inplace \
-	    --ExecutePreprocessor.timeout=120 --ExecutePreprocessor.kernel_name=python3 "$$nb" || exit 1; \
+	    --ExecutePreprocessor.timeout=120 --ExecutePreprocessor.record_timing=False --ExecutePreprocessor.kernel_name=python3 "$$nb" || exit 1; \
 	done
 
 parity: setup ## Measure the worst difference between helpers.unroll and torch over many modules

@@ -12,38 +12,69 @@ FLOAT32_TOLERANCE = 1e-6
 FLOAT64_TOLERANCE = 1e-12
 
 
+class Verdict:
+    """What `compare` returns: true when the two sides match; behaves as that bool."""
+
+    def __init__(self, ok, line):
+        self.ok = ok  # True when every difference is within the tolerance
+        self.line = line  # the line compare printed
+
+    def __bool__(self):
+        return self.ok
+
+    def __eq__(self, other):
+        return self.ok == bool(other) if isinstance(other, (bool, Verdict)) else NotImplemented
+
+    def __hash__(self):
+        return hash(self.ok)
+
+    def __repr__(self):
+        return self.line
+
+    def _ipython_display_(self):
+        """Show nothing as a cell's last value: compare has printed the line already."""
+
+
 def compare(name, ours, theirs, atol=None):
-    """Print whether `ours` equals `theirs` (tensors, numbers or nested tuples) and return a bool.
+    """Print whether `ours` equals `theirs` (tensors, numbers or nested tuples); return a Verdict.
+
+    The Verdict is true or false like a bool (for `if` and `assert`) and adds no second line
+    when it is a notebook cell's last value.
 
     The line names the largest absolute difference; `atol` defaults to 1e-6 (1e-12 when both
-    sides are float64).
+    sides are float64). `ours=None` is an exercise not answered yet: it says so and returns False.
     """
+    if ours is None:
+        return _verdict(False, f"… {name}: no answer yet. Replace None with your answer and run the cell again.")
     try:
         pairs = list(_pairs(ours, theirs, path=""))
     except (TypeError, ValueError) as error:
-        print(f"✗ {name}: cannot compare: {error}")
-        return False
+        return _verdict(False, f"✗ {name}: cannot compare: {error}")
     if atol is None:
         both_float64 = all(a.dtype == b.dtype == torch.float64 for _, a, b in pairs)
         atol = FLOAT64_TOLERANCE if both_float64 else FLOAT32_TOLERANCE
     worst, where = 0.0, ""
     for path, a, b in pairs:
         if a.shape != b.shape:
-            print(f"✗ {name}: shapes differ{_at(path)}: ours {tuple(a.shape)}, torch's {tuple(b.shape)}")
-            return False
+            return _verdict(
+                False, f"✗ {name}: shapes differ{_at(path)}: ours {tuple(a.shape)}, torch's {tuple(b.shape)}"
+            )
         if a.numel() == 0:
             continue
         nan_a, nan_b = torch.isnan(a), torch.isnan(b)
         if not torch.equal(nan_a, nan_b):
-            print(f"✗ {name}: NaN{_at(path)} on one side only")
-            return False
+            return _verdict(False, f"✗ {name}: NaN{_at(path)} on one side only")
         diff = (a.double() - b.double()).abs().masked_fill(nan_a, 0).max().item()
         if diff > worst or not where:
             worst, where = diff, path
     ok = worst <= atol
     verdict = "match" if ok else f"DIFFER (tolerance {atol:.0e}){_at(where)}"
-    print(f"{'✓' if ok else '✗'} {name}: {verdict} (max abs diff {worst:.1e})")
-    return ok
+    return _verdict(ok, f"{'✓' if ok else '✗'} {name}: {verdict} (max abs diff {worst:.1e})")
+
+
+def _verdict(ok, line):
+    print(line)
+    return Verdict(ok, line)
 
 
 def _pairs(ours, theirs, path):

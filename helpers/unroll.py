@@ -63,8 +63,9 @@ class Trace:
     def table(self, layer=0, direction=0, batch=0, decimals=4):
         """A text table of one layer, direction and batch item, in the order the steps ran.
 
-        Columns: t, x_t, h_prev, pre-activation, h_t. The backward direction runs from the
-        last time step to the first, so its h_prev is the state of step t + 1.
+        Columns: t, x_t, h_prev, pre-activation, h_t. Time steps are counted from 1 as in the
+        equations (h_0 is the initial state), so row t shows `output[t - 1]`. The backward
+        direction runs from the last step to the first: its h_prev is the state of step t + 1.
         """
         columns = ("x", "h_prev", "pre_activation", "h")
         rows = [("t", "x_t", "h_prev", "pre-activation", "h_t")]
@@ -76,7 +77,7 @@ class Trace:
                     raise ValueError(f"batch={batch} does not exist: the batch has {len(s.x)} items.")
                 values = [v[batch] for v in values]
             cells = [_format_values(v, decimals) for v in values]
-            rows.append((str(s.t), *cells))
+            rows.append((str(s.t + 1), *cells))
         widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
         lines = ["  ".join(cell.rjust(w) for cell, w in zip(row, widths)).rstrip() for row in rows]
         return "\n".join(lines)

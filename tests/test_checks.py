@@ -10,7 +10,7 @@ from helpers import compare
 
 def test_equal_tensors_match_and_the_line_says_so(capsys):
     """Identical tensors: True, a tick and a zero difference."""
-    assert compare("h_n", torch.ones(2, 3), torch.ones(2, 3)) is True
+    assert compare("h_n", torch.ones(2, 3), torch.ones(2, 3))
     assert capsys.readouterr().out == "✓ h_n: match (max abs diff 0.0e+00)\n"
 
 
@@ -22,7 +22,7 @@ def test_a_float32_rounding_difference_still_matches(capsys):
 
 def test_different_values_do_not_match_and_the_line_says_where(capsys):
     """A real difference: False, a cross, the size of the difference and where it is."""
-    assert compare("result", (torch.zeros(2), torch.zeros(3)), (torch.zeros(2), torch.tensor([0, 0.5, 0]))) is False
+    assert not compare("result", (torch.zeros(2), torch.zeros(3)), (torch.zeros(2), torch.tensor([0, 0.5, 0])))
     assert capsys.readouterr().out == "✗ result: DIFFER (tolerance 1e-06) at [1] (max abs diff 5.0e-01)\n"
 
 
@@ -46,7 +46,7 @@ def test_float64_on_both_sides_uses_a_tighter_tolerance(capsys):
 )
 def test_mismatched_structures_are_reported_not_raised(capsys, ours, theirs, expected):
     """Shapes, lengths, kinds or NaNs that differ give False and a readable reason."""
-    assert compare("out", ours, theirs) is False
+    assert not compare("out", ours, theirs)
     assert capsys.readouterr().out.strip() == expected
 
 
@@ -54,3 +54,18 @@ def test_numbers_and_nested_results_compare(capsys):
     """Plain numbers and (output, h_n) pairs are accepted."""
     assert compare("h1", 0.4621, torch.tensor(0.4621))
     assert compare("pair", (torch.ones(1), [torch.zeros(2)]), [torch.ones(1), (torch.zeros(2),)])
+
+
+def test_an_exercise_not_answered_yet_is_named_not_crashed(capsys):
+    """None stands for "no answer yet": False, and a line that says what to do."""
+    assert not compare("h_4", None, torch.tensor(0.5))
+    assert capsys.readouterr().out == "… h_4: no answer yet. Replace None with your answer and run the cell again.\n"
+
+
+def test_the_verdict_behaves_as_a_bool_and_shows_nothing_more_in_a_notebook(capsys):
+    """A Verdict works in if/assert/==, and its notebook display is empty (the line is printed)."""
+    good, bad = compare("a", 1.0, 1.0), compare("b", 1.0, 2.0)
+    assert good and not bad and good == True and bad == False  # noqa: E712
+    assert all([good]) and not all([good, bad])
+    assert repr(good) == "✓ a: match (max abs diff 0.0e+00)"
+    assert good._ipython_display_() is None

@@ -207,18 +207,18 @@ def test_trace_of_unbatched_input_has_no_batch_dimension():
 
 
 def test_trace_table_lists_the_steps_in_the_order_they_ran():
-    """The table of notebook 01's example shows x_t, h_prev, the pre-activation and h_t."""
+    """The table of notebook 01's example: steps counted from 1, as in the equations."""
     table = trace(hand_module(), torch.tensor([[1.0], [2.0], [3.0]])).table()
     assert table.splitlines() == [
         "t     x_t  h_prev  pre-activation     h_t",
-        "0  1.0000  0.0000          0.5000  0.4621",
-        "1  2.0000  0.4621          0.5379  0.4914",
-        "2  3.0000  0.4914          1.0086  0.7652",
+        "1  1.0000  0.0000          0.5000  0.4621",
+        "2  2.0000  0.4621          0.5379  0.4914",
+        "3  3.0000  0.4914          1.0086  0.7652",
     ]
     torch.manual_seed(0)
     bidirectional = trace(nn.RNN(1, 1, bidirectional=True), torch.randn(3, 2, 1))
     times = [line.split()[0] for line in bidirectional.table(direction=1, batch=1).splitlines()[1:]]
-    assert times == ["2", "1", "0"]
+    assert times == ["3", "2", "1"]
 
 
 @pytest.mark.parametrize(
