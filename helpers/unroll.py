@@ -139,14 +139,18 @@ def _run_direction(module, weights, layer_input, h, layer, direction, steps):
     activation = torch.tanh if module.nonlinearity == "tanh" else torch.relu
     seq_len = layer_input.shape[0]
     times = range(seq_len - 1, -1, -1) if direction else range(seq_len)
+    # The input part x_t W_ih^T + b_ih does not depend on h, so, like torch, compute it for
+    # every step in one product; only the hidden part has to wait for the previous step.
+    input_parts = layer_input @ W_ih.T  # (T, B, H)
+    if b_ih is not None:
+        input_parts = input_parts + b_ih
     hidden_states = [None] * seq_len
     for t in times:
         x_t, h_prev = layer_input[t], h  # (B, in_k), (B, H)
-        input_part = x_t @ W_ih.T  # (B, H)
         hidden_part = h_prev @ W_hh.T  # (B, H)
-        if b_ih is not None:
-            input_part, hidden_part = input_part + b_ih, hidden_part + b_hh
-        pre_activation = input_part + hidden_part
+        if b_hh is not None:
+            hidden_part = hidden_part + b_hh
+        pre_activation = input_parts[t] + hidden_part
         h = activation(pre_activation)
         steps.append(Step(layer, direction, t, x_t, h_prev, pre_activation, h))
         hidden_states[t] = h

@@ -1,0 +1,85 @@
+"""Every notebook keeps the series' promises: structure, stored outputs, slides, strictness.
+
+nbval (make nbval) re-runs the notebooks and compares outputs; these tests check what nbval
+cannot: that outputs were stored from a clean top-to-bottom run, and that each notebook has
+the parts a lesson needs.
+"""
+
+import json
+import re
+from pathlib import Path
+
+import nbformat
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+SLIDE_TYPES = {"slide", "subslide", "fragment", "-", "skip", "notes"}
+
+
+def load(path):
+    return nbformat.read(path, as_version=4)
+
+
+def code_cells(nb):
+    return [c for c in nb.cells if c.cell_type == "code"]
+
+
+def markdown(nb):
+    return "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
+
+
+def test_notebooks_are_numbered_without_gaps_and_listed_in_the_readme():
+    """01, 02, ... with no gap, and README's table names each one."""
+    assert NOTEBOOKS, "no notebooks found"
+    numbers = [int(p.name[:2]) for p in NOTEBOOKS]
+    assert numbers == list(range(1, len(NOTEBOOKS) + 1))
+    readme = (ROOT / "README.md").read_text()
+    for path in NOTEBOOKS:
+        assert f"notebooks/{path.name}" in readme, path.name
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_notebook_has_the_parts_of_a_lesson(path):
+    """Title, objectives, an equation, predict-then-run, a misconception, summary, exercises."""
+    nb = load(path)
+    nbformat.validate(nb)
+    title = nb.cells[0].source.splitlines()[0]
+    assert re.fullmatch(rf"# {path.name[:2]} · .+", title), title
+    text = markdown(nb)
+    for part in ("Learning objectives", "$$", "Predict", "Misconception", "## Summary", "## Exercises"):
+        assert part in text, f"{path.name} lacks {part!r}"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_outputs_are_stored_from_one_clean_run(path):
+    """Code cells ran once each, in order; no stray errors, addresses, or relaxed checks."""
+    nb = load(path)
+    assert nb.metadata.kernelspec.name == "python3"
+    cells = [c for c in code_cells(nb) if c.source.strip()]
+    assert [c.execution_count for c in cells] == list(range(1, len(cells) + 1)), "re-run with make execute"
+    for cell in cells:
+        first_line = cell.source.splitlines()[0]
+        assert first_line.startswith("#"), f"code cell should open with a comment: {first_line!r}"
+        assert "NBVAL_IGNORE_OUTPUT" not in cell.source and "NBVAL_SKIP" not in cell.source
+        for output in cell.outputs:
+            if output.output_type == "error":
+                assert "NBVAL_RAISES_EXCEPTION" in cell.source, f"unexpected error in: {first_line}"
+            plain = json.dumps(output.get("data", {}).get("text/plain", "")) + output.get("text", "")
+            assert not re.search(r" at 0x[0-9a-f]+", plain), f"a memory address is stored in: {first_line}"
+            assert "DIFFER" not in plain, f"a failed comparison is stored in: {first_line}"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_notebook_proves_its_result_against_torch(path):
+    """At least one helpers.compare line reports a match with torch."""
+    outputs = "".join(o.get("text", "") for c in code_cells(load(path)) for o in c.outputs)
+    assert "✓" in outputs and "match" in outputs
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_every_cell_carries_slide_metadata(path):
+    """Each cell says how it presents (slide, subslide, fragment, -, skip or notes)."""
+    for cell in load(path).cells:
+        slide_type = cell.metadata.get("slideshow", {}).get("slide_type")
+        assert slide_type in SLIDE_TYPES, f"{path.name}: {cell.source[:40]!r} has slide_type {slide_type!r}"
