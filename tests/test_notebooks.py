@@ -62,12 +62,13 @@ def test_outputs_are_stored_from_one_clean_run(path):
         first_line = cell.source.splitlines()[0]
         assert first_line.startswith("#"), f"code cell should open with a comment: {first_line!r}"
         assert "NBVAL_IGNORE_OUTPUT" not in cell.source and "NBVAL_SKIP" not in cell.source
+        if "NBVAL_RAISES_EXCEPTION" in cell.source:  # else `make execute` stops at this cell
+            assert "raises-exception" in cell.metadata.get("tags", []), first_line
         for output in cell.outputs:
             if output.output_type == "error":
                 assert "NBVAL_RAISES_EXCEPTION" in cell.source, f"unexpected error in: {first_line}"
             plain = json.dumps(output.get("data", {}).get("text/plain", "")) + output.get("text", "")
             assert not re.search(r" at 0x[0-9a-f]+", plain), f"a memory address is stored in: {first_line}"
-            assert "DIFFER" not in plain, f"a failed comparison is stored in: {first_line}"
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
