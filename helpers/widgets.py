@@ -1,0 +1,187 @@
+"""Sliders that set a small recurrent layer's weights and redraw its hidden states at once.
+
+`explore(module, input, hx=None)` returns an `Explorer`; make it a cell's last value to show
+sliders beside a plot. Moving a slider re-computes every state with `helpers.trace`, updates the
+lines of one Matplotlib figure drawn off screen (only the lines are redrawn, over a cached
+background), and replaces the PNG of an `ipywidgets.Image`. The picture lives in the widget's
+state, so it also shows in a saved notebook, static HTML and slides, and nbval sees no cell
+output that changes. Introduced in notebooks/01_scalar_rnn.ipynb.
+"""
+
+import copy
+import html
+import io
+import itertools
+import math
+import re
+
+import ipywidgets as widgets
+import torch
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+from PIL import Image as PILImage
+
+from helpers import plots
+from helpers.unroll import trace
+
+MAX_CONTROLS = 24  # more sliders than this is a wall, not an experiment
+CONTROL_NAME = re.compile(r"(?P<tensor>\w+)(\[(?P<index>[\d, ]+)\])?")
+
+
+def explore(module, input, hx=None, controls=None, slider_range=2.0):
+    """Sliders for `module`'s weights (or the chosen `controls`) beside a plot of its states.
+
+    `controls` lists what gets a slider: a parameter name ("weight_hh_l0") gives one slider per
+    entry, "weight_hh_l0[0,1]" one entry, "input" every input value and "input[2,0,0]" one.
+    The default is every weight and bias, for modules with at most 24 of them.
+    """
+    return Explorer(module, input, hx, controls, slider_range)
+
+
+class Explorer:
+    """A copy of a recurrent layer, sliders that set its numbers, and the plot they redraw."""
+
+    def __init__(self, module, input, hx=None, controls=None, slider_range=2.0):
+        with torch.no_grad():  # sliders explore values; no gradients are needed
+            self.trace = trace(module, input, hx)  # validates module, input and hx first
+        self.module = copy.deepcopy(module)  # sliders change this copy, never the student's module
+        self.input = input.detach().clone()
+        self.hx = None if hx is None else hx.detach().clone()
+        self.last_error = None  # the exception of the last failed update, also shown in the widget
+        self._targets = self._choose(controls)  # name -> (tensor, index)
+        self.controls = {name: self._slider(name, slider_range) for name in self._targets}
+        self.figure = Figure(figsize=(6, 3.2 + 1.4 * (self.trace.num_layers - 1)), dpi=100, layout="constrained")
+        self._canvas = FigureCanvasAgg(self.figure)
+        self._lines = self._draw_axes()
+        self.image = widgets.Image(format="png", layout=widgets.Layout(width=f"{self._canvas.get_width_height()[0]}px"))
+        self.status = widgets.HTML()  # errors raised inside a slider callback appear here
+        self._redraw(full=True)
+        for name, slider in self.controls.items():
+            slider.observe(lambda change, name=name: self._on_change(name, change["new"]), names="value")
+        sliders = widgets.VBox(list(self.controls.values()), layout=widgets.Layout(max_height="420px", overflow="auto"))
+        self.widget = widgets.HBox([sliders, widgets.VBox([self.image, self.status])])
+
+    def __repr__(self):
+        return f"Explorer({self.module!r}, {len(self.controls)} controls: {', '.join(self.controls)})"
+
+    def _repr_mimebundle_(self, **kwargs):
+        """Display as the widget; the text form is the short repr (stable, for nbval)."""
+        bundle = self.widget._repr_mimebundle_(**kwargs)
+        bundle["text/plain"] = repr(self)
+        return bundle
+
+    def _choose(self, controls):
+        """Map each control name to the tensor and index its slider sets."""
+        tensors = {name: p for name, p in self.module.named_parameters()}
+        tensors["input"] = self.input
+        if controls is None:
+            controls = [name for name in tensors if name != "input"]
+        if isinstance(controls, str):
+            controls = [controls]
+        targets = {}
+        for spec in controls:
+            match = CONTROL_NAME.fullmatch(str(spec).replace(" ", ""))
+            if not match or match["tensor"] not in tensors:
+                raise ValueError(
+                    f"explore: no control named {spec!r}. Choose from {', '.join(tensors)}, "
+                    "optionally with an index such as 'weight_hh_l0[0,1]'."
+                )
+            tensor = tensors[match["tensor"]]
+            if match["index"] is None:
+                indices = list(itertools.product(*(range(size) for size in tensor.shape)))
+            else:
+                indices = [tuple(int(i) for i in match["index"].split(","))]
+            for index in indices:
+                if len(index) != tensor.dim() or any(not 0 <= i < s for i, s in zip(index, tensor.shape, strict=False)):
+                    raise ValueError(
+                        f"explore: {spec!r} is outside {match['tensor']}, which has shape {tuple(tensor.shape)}."
+                    )
+                targets[f"{match['tensor']}[{','.join(map(str, index))}]"] = (tensor, index)
+        if len(targets) > MAX_CONTROLS:
+            raise ValueError(
+                f"explore: that makes {len(targets)} sliders, more than {MAX_CONTROLS} is too many to "
+                "use. Choose some with controls=, e.g. controls=['weight_hh_l0'] or "
+                "['weight_ih_l0[0,1]', 'bias_hh_l0[0]']."
+            )
+        return targets
+
+    def _slider(self, name, slider_range):
+        tensor, index = self._targets[name]
+        value = tensor.detach()[index].item()
+        limit = max(slider_range, math.ceil(abs(value)))
+        return widgets.FloatSlider(
+            value=value,
+            min=-limit,
+            max=limit,
+            step=0.01,
+            description=name,
+            readout_format=".2f",
+            style={"description_width": "initial"},
+            layout=widgets.Layout(width="300px"),
+        )
+
+    def _draw_axes(self):
+        """Axes for every layer and direction, and their lines (redrawn on every change)."""
+        axes = self.figure.subplots(self.trace.num_layers, self.trace.num_directions, squeeze=False)
+        lines = plots.layer_grid(axes, self.trace, ylim=self._ylim())
+        if self.trace.num_layers * self.trace.num_directions == 1:
+            axes[0][0].set_title("hidden state over time")
+        for drawn in lines.values():
+            for line in drawn:
+                line.set_animated(True)  # left out of the cached background, drawn on top
+        return lines
+
+    def _ylim(self):
+        """Fixed (-1, 1) for tanh; for relu, room above the largest state."""
+        if self.module.nonlinearity == "tanh":
+            return (-1.05, 1.05)
+        top = max(1.0, max(float(step.h.max()) for step in self.trace.steps))
+        return (-0.05 * top, 1.1 * top)
+
+    def _fits(self):
+        """True while every state lies inside the current y-limits (no new background needed)."""
+        low, high = self._current_ylim
+        return all(low <= float(step.h.min()) and float(step.h.max()) <= high for step in self.trace.steps)
+
+    def _on_change(self, name, value):
+        """Set one number, re-compute, redraw; show any error beside the plot."""
+        try:
+            tensor, index = self._targets[name]
+            with torch.no_grad():
+                tensor[index] = value
+                self.trace = trace(self.module, self.input, self.hx)
+            self._redraw(full=not self._fits())
+            self.last_error, self.status.value = None, ""
+        except Exception as error:  # a callback's errors are otherwise only in the browser console
+            self.last_error = error
+            self.status.value = f'<pre style="color:#D55E00">{type(error).__name__}: {html.escape(str(error))}</pre>'
+
+    def _redraw(self, full):
+        """Update the lines; redraw the background only when the axes changed; store a PNG."""
+        for (layer, direction), lines in self._lines.items():
+            states = plots.time_by_unit(self._states(layer, direction))
+            for unit, line in enumerate(lines):
+                line.set_ydata(states[:, unit])
+        if full:
+            self._current_ylim = self._ylim()
+            for ax in self.figure.axes:
+                ax.set_ylim(*self._current_ylim)
+            self._canvas.draw()
+            self._background = self._canvas.copy_from_bbox(self.figure.bbox)
+        self._canvas.restore_region(self._background)
+        for lines in self._lines.values():
+            for line in lines:
+                line.axes.draw_artist(line)
+        self.image.value = self._png()
+
+    def _states(self, layer, direction):
+        states = self.trace.stack("h", layer, direction)
+        return states[:, 0] if self.trace.batched else states  # the first sequence of a batch
+
+    def _png(self):
+        """The canvas as PNG bytes; light compression, since speed matters more than size here."""
+        width, height = self._canvas.get_width_height()
+        picture = PILImage.frombuffer("RGBA", (width, height), self._canvas.buffer_rgba(), "raw", "RGBA", 0, 1)
+        buffer = io.BytesIO()
+        picture.save(buffer, format="png", compress_level=1)
+        return buffer.getvalue()

@@ -1,0 +1,136 @@
+"""helpers.widgets.explore: sliders that set weights and redraw hidden states in place."""
+
+import tracemalloc
+
+import matplotlib.pyplot as plt
+import pytest
+import torch
+from torch import nn
+
+import helpers
+from helpers.widgets import explore
+
+
+def scalar_rnn():
+    """Notebook 01's layer: W_ih = 0.5, W_hh = -1.0, no bias."""
+    module = nn.RNN(1, 1, bias=False)
+    with torch.no_grad():
+        module.weight_ih_l0.fill_(0.5)
+        module.weight_hh_l0.fill_(-1.0)
+    return module
+
+
+PULSE = torch.tensor([1.0, 0, 0, 0, 0, 0]).reshape(6, 1, 1)
+
+
+def test_every_weight_of_a_small_module_gets_a_named_slider():
+    """A 1 -> 1 RNN without bias has two scalar weights, so two sliders at their values."""
+    explorer = explore(scalar_rnn(), PULSE)
+    assert list(explorer.controls) == ["weight_ih_l0[0,0]", "weight_hh_l0[0,0]"]
+    assert explorer.controls["weight_hh_l0[0,0]"].value == -1.0
+
+
+def test_moving_a_slider_recomputes_the_copy_and_redraws_the_same_figure():
+    """The copy's weight changes, the trace equals unroll of the copy, the image is new."""
+    original = scalar_rnn()
+    explorer = explore(original, PULSE)
+    figure, lines, before = explorer.figure, explorer._lines[0, 0], explorer.image.value
+    explorer.controls["weight_hh_l0[0,0]"].value = 0.5
+    assert explorer.module.weight_hh_l0.item() == 0.5 and original.weight_hh_l0.item() == -1.0
+    assert torch.equal(explorer.trace.output, helpers.unroll(explorer.module, PULSE)[0])
+    assert explorer.figure is figure and explorer._lines[0, 0] is lines
+    assert list(lines[0].get_ydata()) == pytest.approx(explorer.trace.output.flatten().tolist())
+    assert explorer.image.value != before and bytes(explorer.image.value).startswith(b"\x89PNG")
+
+
+def test_input_values_can_have_sliders_too():
+    """'input[1,0,0]' sets the second input value; the original input is untouched."""
+    pulse = PULSE.clone()
+    explorer = explore(scalar_rnn(), pulse, controls=["input[1,0,0]", "weight_hh_l0"])
+    assert list(explorer.controls) == ["input[1,0,0]", "weight_hh_l0[0,0]"]
+    explorer.controls["input[1,0,0]"].value = 1.0
+    assert explorer.input[1, 0, 0] == 1.0 and pulse[1, 0, 0] == 0.0
+    assert explorer.trace.steps[1].x.item() == 1.0
+
+
+@pytest.mark.parametrize(
+    "controls, message",
+    [
+        (None, "that makes 36 sliders, more than 24"),
+        (["weight_xx_l0"], "no control named 'weight_xx_l0'. Choose from weight_ih_l0, weight_hh_l0, bias_ih_l0"),
+        (["weight_hh_l0[4,0]"], "'weight_hh_l0[4,0]' is outside weight_hh_l0, which has shape (4, 4)"),
+        (["bias_ih_l0[0,0]"], "outside bias_ih_l0, which has shape (4,)"),
+    ],
+)
+def test_too_many_or_unknown_controls_are_explained(controls, message):
+    """A 3 -> 4 RNN has 36 numbers: the error says how to choose; bad names say what exists."""
+    with pytest.raises(ValueError, match=message.replace("(", r"\(").replace(")", r"\)").replace("[", r"\[")):
+        explore(nn.RNN(3, 4), torch.zeros(5, 1, 3), controls=controls)
+
+
+def test_bad_module_or_input_fails_at_once_with_unroll_s_message():
+    """explore validates through helpers.trace, so students get the same clear errors."""
+    with pytest.raises(ValueError, match="input_size=1"):
+        explore(scalar_rnn(), torch.zeros(6, 1, 2))
+
+
+def test_an_error_inside_a_slider_callback_is_shown_not_swallowed(monkeypatch):
+    """If re-computing fails, the widget's status line names the error and the explorer keeps it."""
+    explorer = explore(scalar_rnn(), PULSE)
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("something went wrong")
+
+    monkeypatch.setattr("helpers.widgets.trace", broken)
+    explorer.controls["weight_hh_l0[0,0]"].value = 0.3
+    assert "RuntimeError: something went wrong" in explorer.status.value
+    assert isinstance(explorer.last_error, RuntimeError)
+    monkeypatch.undo()
+    explorer.controls["weight_hh_l0[0,0]"].value = 0.4
+    assert explorer.status.value == "" and explorer.last_error is None
+
+
+def test_500_changes_leak_neither_figures_nor_memory():
+    """No pyplot figure is opened and traced memory grows by under 2 MB over 500 changes."""
+    torch.manual_seed(0)
+    explorer = explore(nn.RNN(3, 4), torch.randn(50, 1, 3), controls=["weight_hh_l0"])
+    slider = explorer.controls["weight_hh_l0[0,0]"]
+    figures = plt.get_fignums()
+    slider.value = 0.0  # warm up caches before measuring
+    tracemalloc.start()
+    start = tracemalloc.get_traced_memory()[0]
+    for step in range(500):
+        slider.value = (step % 100 - 50) / 50
+    grown = tracemalloc.get_traced_memory()[0] - start
+    tracemalloc.stop()
+    assert plt.get_fignums() == figures
+    assert grown < 2_000_000, f"memory grew by {grown} bytes"
+    assert explorer.last_error is None
+
+
+def test_relu_states_above_the_axes_trigger_a_full_redraw_with_new_limits():
+    """relu is unbounded: when a state leaves the plot, the y-limits grow to show it."""
+    module = scalar_rnn()
+    module.nonlinearity = "relu"
+    explorer = explore(module, PULSE)
+    explorer.controls["weight_ih_l0[0,0]"].value = 1.0
+    top = explorer.figure.axes[0].get_ylim()[1]
+    explorer.controls["weight_ih_l0[0,0]"].value = 2.0  # h_1 = 2 is above the old top
+    assert explorer.figure.axes[0].get_ylim()[1] > 2.0 > top
+
+
+def test_stacked_bidirectional_modules_get_one_axes_per_layer_and_direction():
+    """Two layers, two directions: four Axes, each redrawn on a change."""
+    torch.manual_seed(0)
+    explorer = explore(nn.RNN(1, 2, num_layers=2, bidirectional=True), PULSE, controls=["weight_hh_l1_reverse"])
+    assert len(explorer.figure.axes) == 4
+    explorer.controls["weight_hh_l1_reverse[0,0]"].value = 1.5
+    ydata = explorer._lines[1, 1][0].get_ydata()
+    assert list(ydata) == pytest.approx(explorer.trace.stack("h", 1, 1)[:, 0, 0].tolist())
+
+
+def test_it_displays_as_the_widget_with_a_short_stable_text_form():
+    """The notebook gets the widget view; the text/plain that nbval compares is the short repr."""
+    bundle = explore(scalar_rnn(), PULSE)._repr_mimebundle_()
+    assert "application/vnd.jupyter.widget-view+json" in bundle
+    assert bundle["text/plain"] == "Explorer(RNN(1, 1, bias=False), 2 controls: weight_ih_l0[0,0], weight_hh_l0[0,0])"
