@@ -8,6 +8,7 @@ state, so it also shows in a saved notebook, static HTML and slides, and nbval s
 output that changes. Introduced in notebooks/01_scalar_rnn.ipynb.
 """
 
+import collections
 import copy
 import html
 import io
@@ -50,6 +51,8 @@ class Explorer:
         self.last_error = None  # the exception of the last failed update, also shown in the widget
         self._targets = self._choose(controls)  # name -> (tensor, index)
         self.controls = {name: self._slider(name, slider_range) for name in self._targets}
+        self._set_in_code = {name: collections.deque(maxlen=32) for name in self.controls}  # see _is_stale_echo
+        self._restoring = False
         self.figure = Figure(figsize=(6, 3.2 + 1.4 * (self.trace.num_layers - 1)), dpi=100, layout="constrained")
         self._canvas = FigureCanvasAgg(self.figure)
         self._lines = self._draw_axes()
@@ -145,6 +148,8 @@ class Explorer:
 
     def _on_change(self, name, value):
         """Set one number, re-compute, redraw; show any error beside the plot."""
+        if self._is_stale_echo(name, value):
+            return
         try:
             tensor, index = self._targets[name]
             with torch.no_grad():
@@ -155,6 +160,31 @@ class Explorer:
         except Exception as error:  # a callback's errors are otherwise only in the browser console
             self.last_error = error
             self.status.value = f'<pre style="color:#D55E00">{type(error).__name__}: {html.escape(str(error))}</pre>'
+
+    def _is_stale_echo(self, name, value):
+        """Undo a browser's late echo of an older value that code set; True if it was one.
+
+        When code sets a slider, the browser snaps the value to the slider's steps and, if that
+        changed its last digit, sends it back. After several quick sets (a loop in a cell) these
+        echoes arrive after the newest value and would replace it (ipywidgets issue 3951), so an
+        echo of an older value is answered by setting the newest one again.
+        """
+        slider, recent = self.controls[name], self._set_in_code[name]
+        from_browser = "value" in slider._property_lock  # set by ipywidgets while applying browser state
+        if not from_browser or self._restoring:
+            recent.append(value)
+            return False
+        if any(math.isclose(value, v, rel_tol=1e-9, abs_tol=1e-12) for v in recent):
+            if not math.isclose(value, recent[-1], rel_tol=1e-9, abs_tol=1e-12):
+                self._restoring = True
+                try:
+                    slider.value = recent[-1]
+                finally:
+                    self._restoring = False
+                return True
+        else:
+            recent.clear()  # a real move in the browser: older code-set values no longer matter
+        return False
 
     def _redraw(self, full):
         """Update the lines; redraw the background only when the axes changed; store a PNG."""

@@ -134,3 +134,17 @@ def test_it_displays_as_the_widget_with_a_short_stable_text_form():
     bundle = explore(scalar_rnn(), PULSE)._repr_mimebundle_()
     assert "application/vnd.jupyter.widget-view+json" in bundle
     assert bundle["text/plain"] == "Explorer(RNN(1, 1, bias=False), 2 controls: weight_ih_l0[0,0], weight_hh_l0[0,0])"
+
+
+def test_late_browser_echoes_of_older_values_do_not_undo_the_newest_value():
+    """Code sets -0.9, 0.9, 1.5; the browser's snapped echoes of the first two arrive later."""
+    explorer = explore(scalar_rnn(), PULSE)
+    slider = explorer.controls["weight_hh_l0[0,0]"]
+    for value in (-0.9, 0.9, 1.5):
+        slider.value = value
+    slider.set_state({"value": -0.9000000000000001})  # how the comm applies a browser update
+    slider.set_state({"value": 0.9000000000000001})
+    assert slider.value == 1.5 and explorer.module.weight_hh_l0.item() == 1.5
+    assert torch.equal(explorer.trace.output, helpers.unroll(explorer.module, PULSE)[0])
+    slider.set_state({"value": 0.3})  # a real move in the browser is taken as it is
+    assert slider.value == 0.3 and explorer.module.weight_hh_l0.item() == pytest.approx(0.3)
