@@ -14,10 +14,10 @@ export PATH := $(CURDIR)/$(BIN):$(PATH)
 # JupyterLab refuses to run as root unless told; only then is the flag added.
 ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root)
 
-.PHONY: help setup lab test unit nbval lint execute parity clean
+.PHONY: help setup lab test unit nbval lint execute parity bench test-browser clean
 
 help: ## List the targets
-	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
 
 setup: $(STAMP) ## Create .venv and install requirements.txt and helpers (quick when nothing changed)
 
@@ -61,8 +61,15 @@ execute: setup ## Re-run notebooks in place to refresh outputs (NB=path for one;
 	    --ExecutePreprocessor.timeout=120 --ExecutePreprocessor.record_timing=False --ExecutePreprocessor.kernel_name=python3 "$$nb" || exit 1; \
 	done
 
+test-browser: setup ## Run the widget notebooks in JupyterLab in headless Chromium; move a slider (screenshots in build/browser)
+	@test -x /usr/bin/chromium || { apt-get update && apt-get install -y chromium; }
+	$(BIN)/python -m pytest -v -p no:cacheprovider tests/browser
+
 parity: setup ## Measure the worst difference between helpers.unroll and torch over many modules
 	$(BIN)/python benchmarks/parity.py
+
+bench: setup ## Time a slider change to a new plot image (explorer vs a naive redraw)
+	MPLBACKEND=Agg $(BIN)/python benchmarks/widgets.py
 
 clean: ## Remove the venv and caches (notebooks and sources are untouched)
 	rm -rf $(VENV) .pytest_cache .hypothesis .ruff_cache build *.egg-info
