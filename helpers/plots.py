@@ -7,6 +7,7 @@ returned artists in place). Introduced in notebooks/01_scalar_rnn.ipynb.
 
 import numpy as np
 import torch
+from matplotlib.ticker import MaxNLocator
 
 # Okabe & Ito's palette: its colours stay distinct under every common colour-vision deficiency.
 PALETTE = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000")
@@ -50,6 +51,7 @@ def hidden_states(ax, states, label="h", ylim=(-1.05, 1.05)):
     ax.set_xlabel("time step t")
     ax.set_ylabel(f"${label}_t$")
     ax.set_xlim(0.5, len(states) + 0.5)
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))  # time steps are whole numbers
     if ylim is not None:
         ax.set_ylim(*ylim)
     if 1 < states.shape[1] <= 8:  # beside the plot, where redrawn lines cannot cover it
