@@ -11,6 +11,7 @@ import time
 
 import torch
 from torch import nn
+from torch.nn.utils.rnn import PackedSequence, pack_padded_sequence
 
 from helpers import unroll
 
@@ -18,7 +19,7 @@ TOLERANCE = {torch.float32: 1e-6, torch.float64: 1e-12}
 SEQ_LEN, BATCH, INPUT_SIZE, HIDDEN_SIZE = 50, 3, 8, 64
 
 
-def worst_error(seed, dtype, nonlinearity, bias, bidirectional, num_layers, batch_first, batched, give_hx):
+def worst_error(seed, dtype, nonlinearity, bias, bidirectional, num_layers, batch_first, layout, give_hx):
     """Max |unroll - torch| over output and h_n for one configuration."""
     torch.manual_seed(seed)
     module = nn.RNN(
@@ -32,15 +33,20 @@ def worst_error(seed, dtype, nonlinearity, bias, bidirectional, num_layers, batc
         dtype=dtype,
     ).eval()
     states = num_layers * (2 if bidirectional else 1)
-    if batched:
-        input = torch.randn(*((BATCH, SEQ_LEN) if batch_first else (SEQ_LEN, BATCH)), INPUT_SIZE, dtype=dtype)
-        hx = torch.randn(states, BATCH, HIDDEN_SIZE, dtype=dtype) if give_hx else None
-    else:
+    if layout == "unbatched":
         input = torch.randn(SEQ_LEN, INPUT_SIZE, dtype=dtype)
         hx = torch.randn(states, HIDDEN_SIZE, dtype=dtype) if give_hx else None
+    else:
+        input = torch.randn(*((BATCH, SEQ_LEN) if batch_first else (SEQ_LEN, BATCH)), INPUT_SIZE, dtype=dtype)
+        hx = torch.randn(states, BATCH, HIDDEN_SIZE, dtype=dtype) if give_hx else None
+    if layout == "packed":  # unsorted lengths: torch sorts, and returns h_n in the batch's order
+        input = pack_padded_sequence(input, [SEQ_LEN // 3, SEQ_LEN, SEQ_LEN // 2], batch_first, enforce_sorted=False)
     with torch.no_grad():
         ours, theirs = unroll(module, input, hx), module(input, hx)
-    return max((a - b).abs().max().item() for a, b in zip(ours, theirs, strict=True))
+    pairs = [(ours[0], theirs[0]), (ours[1], theirs[1])]
+    if isinstance(theirs[0], PackedSequence):
+        pairs[0] = (ours[0].data, theirs[0].data)
+    return max((a - b).abs().max().item() for a, b in pairs)
 
 
 def main():
@@ -52,7 +58,7 @@ def main():
             [False, True],  # bidirectional
             [1, 2, 3],  # num_layers
             [False, True],  # batch_first
-            [True, False],  # batched
+            ["batched", "unbatched", "packed"],  # input layout
             [False, True],  # give hx
         )
     )
@@ -67,7 +73,7 @@ def main():
     print(f"{len(options)} configurations, T={SEQ_LEN}, H={HIDDEN_SIZE}, input_size={INPUT_SIZE}, {elapsed:.1f} s")
     failed = False
     for dtype, (error, config) in worst.items():
-        names = "nonlinearity bias bidirectional num_layers batch_first batched hx".split()
+        names = "nonlinearity bias bidirectional num_layers batch_first input hx".split()
         where = ", ".join(f"{n}={v}" for n, v in zip(names, config[1:], strict=True))
         ok = error <= TOLERANCE[dtype]
         failed |= not ok

@@ -7,7 +7,6 @@ setting) that says what was expected, with dimension names, what was given, and 
 import numpy as np
 import torch
 from torch import Tensor, nn
-from torch.nn.utils.rnn import PackedSequence
 
 
 def check_module(module):
@@ -55,11 +54,6 @@ def check_input(module, input):
     layouts = (
         f"{input_layout(module, batched=True)} for a batch, or {input_layout(module, batched=False)} for one sequence"
     )
-    if isinstance(input, PackedSequence):
-        raise TypeError(
-            "helpers.unroll does not take a PackedSequence yet (packing arrives with notebook "
-            "08). Unroll the padded tensor instead."
-        )
     if not isinstance(input, Tensor):
         if isinstance(input, np.ndarray):
             fix = "torch.from_numpy(array).float()"
@@ -118,15 +112,49 @@ def check_input(module, input):
     return batched
 
 
-def check_hx(module, hx, input, batched):
-    """Raise unless `hx` is a valid h_0 for this input; return h_0 (zeros when hx is None)."""
+def check_packed(module, packed):
+    """Raise unless a PackedSequence fits `module` and is consistent (lengths within the padding)."""
+    data = packed.data  # (total number of steps, input_size)
+    if not data.is_floating_point():
+        raise TypeError(
+            f"the packed sequences have dtype {data.dtype}, but an RNN multiplies its input by float "
+            "weights. Pack float vectors (e.g. nn.Embedding outputs), or convert with padded.float() "
+            "before packing."
+        )
+    if data.dim() != 2 or data.shape[-1] != module.input_size:
+        raise ValueError(
+            f"each step of the packed sequences has {tuple(data.shape[1:])} values, but this module has "
+            f"input_size={module.input_size}. Pack a padded tensor shaped (seq_len, batch, "
+            f"input_size={module.input_size}) (or batch first, with batch_first=True when packing)."
+        )
+    if data.dtype != module.weight_ih_l0.dtype:
+        raise TypeError(
+            f"the packed sequences have dtype {data.dtype} but the module's weights have dtype "
+            f"{module.weight_ih_l0.dtype}; convert the padded tensor before packing, or the module "
+            f"with module.to({data.dtype})."
+        )
+    steps = int(packed.batch_sizes.sum())
+    if steps != data.shape[0]:
+        raise ValueError(
+            f"this PackedSequence is broken: its lengths add up to {steps} steps but it holds "
+            f"{data.shape[0]}. pack_padded_sequence was given a length longer than the padded "
+            f"sequences (the longest length here is {len(packed.batch_sizes)}). Check the lengths, "
+            "or pack with helpers.pack_padded_sequence, which refuses such lengths."
+        )
+
+
+def check_hx(module, hx, batch, dtype):
+    """Raise unless `hx` is a valid h_0 for a batch of `batch` (None: unbatched) of `dtype`.
+
+    Returns h_0: `hx` itself, or zeros when hx is None.
+    """
+    batched = batch is not None
     num_directions = 2 if module.bidirectional else 1
     num_states = module.num_layers * num_directions
-    batch = input.shape[0 if module.batch_first else 1] if batched else None
     expected = (num_states, batch, module.hidden_size) if batched else (num_states, module.hidden_size)
     layout = hx_layout(module, batch)
     if hx is None:
-        return torch.zeros(expected, dtype=input.dtype, device=input.device)
+        return torch.zeros(expected, dtype=dtype)
     if isinstance(hx, (tuple, list)):
         raise TypeError(
             f"hx for nn.RNN is one tensor h_0 shaped {layout}; got a {type(hx).__name__} of "
@@ -135,10 +163,9 @@ def check_hx(module, hx, input, batched):
         )
     if not isinstance(hx, Tensor):
         raise TypeError(f"hx must be a torch.Tensor shaped {layout}, or None for zeros; got {_describe(hx)}.")
-    if hx.dtype != input.dtype:
+    if hx.dtype != dtype:
         raise TypeError(
-            f"hx has dtype {hx.dtype} but input has dtype {input.dtype}; give h_0 the same "
-            f"dtype, e.g. hx.to({input.dtype})."
+            f"hx has dtype {hx.dtype} but input has dtype {dtype}; give h_0 the same dtype, e.g. hx.to({dtype})."
         )
     if hx.dim() != len(expected):
         if batched:

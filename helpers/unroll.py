@@ -6,16 +6,18 @@ direction and time step), for plots and explanations. Only plain tensor operatio
 no call to the module's forward, to torch's fused RNN kernels or to the nn.*Cell modules.
 
 Supported so far: nn.RNN with every option (tanh/relu, bias, batch_first, bidirectional,
-stacked layers, batched and unbatched input, given or default h_0, any float dtype, dropout in
-eval mode). Introduced in notebooks/01_scalar_rnn.ipynb.
+stacked layers, batched, unbatched or packed input, given or default h_0, any float dtype,
+dropout in eval mode). Introduced in notebooks/01_scalar_rnn.ipynb; packed input in
+notebooks/08_variable_length.ipynb.
 """
 
 from dataclasses import dataclass
 
 import torch
 from torch import Tensor
+from torch.nn.utils.rnn import PackedSequence, pad_packed_sequence
 
-from helpers._validate import check_hx, check_input, check_module
+from helpers._validate import check_hx, check_input, check_module, check_packed
 
 
 @dataclass(frozen=True)
@@ -29,6 +31,7 @@ class Step:
     h_prev: Tensor  # (B, H): the state before this step (h_0 at a direction's first step)
     pre_activation: Tensor  # (B, H): (x W_ih^T + b_ih) + (h_prev W_hh^T + b_hh)
     h: Tensor  # (B, H): the new state, tanh or relu of pre_activation
+    valid: Tensor | None = None  # (B,) bool, packed input only: which sequences have step t
 
 
 @dataclass(frozen=True)
@@ -41,6 +44,7 @@ class Trace:
     num_layers: int
     num_directions: int
     batched: bool  # False for one unbatched sequence: then steps carry no batch dimension
+    lengths: Tensor | None = None  # packed input only: each sequence's length, in batch order
 
     @property
     def result(self):
@@ -58,6 +62,8 @@ class Trace:
         if name not in Step.__dataclass_fields__ or name in ("layer", "direction", "t"):
             fields = ", ".join(f for f in Step.__dataclass_fields__ if f not in ("layer", "direction", "t"))
             raise ValueError(f"Trace.stack: unknown field {name!r}; choose one of {fields}.")
+        if name == "valid" and self.lengths is None:
+            raise ValueError("Trace.stack: 'valid' exists only for packed input; here every step is valid.")
         return torch.stack([getattr(s, name) for s in self.steps_of(layer, direction)])
 
     def table(self, layer=0, direction=0, batch=0, decimals=4):
@@ -71,6 +77,8 @@ class Trace:
         rows = [("t", "x_t", "h_prev", "pre-activation", "h_t")]
         in_order = self.steps_of(layer, direction)
         for s in reversed(in_order) if direction else in_order:
+            if s.valid is not None and not s.valid[batch]:
+                continue  # padding: this sequence has no step t
             values = [getattr(s, c) for c in columns]
             if self.batched:
                 if not -len(s.x) <= batch < len(s.x):
@@ -102,12 +110,18 @@ def unroll(module, input, hx=None):
 def trace(module, input, hx=None):
     """Unroll `module` over `input` and keep every intermediate value in a `Trace`."""
     check_module(module)
-    batched = check_input(module, input)
-    h_0 = check_hx(module, hx, input, batched)
-
-    x = input if batched else input.unsqueeze(1)  # (T, B, in) or (B, T, in)
-    if batched and module.batch_first:
-        x = x.transpose(0, 1)  # (T, B, in): time first inside the engine
+    if isinstance(input, PackedSequence):
+        check_packed(module, input)
+        # Padded, in the batch's own order (torch also returns h_n in that order); padding is
+        # skipped below by masking each sequence's steps beyond its length.
+        x, lengths = pad_packed_sequence(input)  # (T, B, in), (B,)
+        batched = True
+    else:
+        batched, lengths = check_input(module, input), None
+        x = input if batched else input.unsqueeze(1)  # (T, B, in) or (B, T, in)
+        if batched and module.batch_first:
+            x = x.transpose(0, 1)  # (T, B, in): time first inside the engine
+    h_0 = check_hx(module, hx, x.shape[1] if batched else None, x.dtype)
     h_0 = h_0 if batched else h_0.unsqueeze(1)  # (L*D, B, H)
 
     num_directions = 2 if module.bidirectional else 1
@@ -118,23 +132,31 @@ def trace(module, input, hx=None):
         for direction in range(num_directions):
             weights = _weights(module, layer, direction)
             h = h_0[layer * num_directions + direction]  # (B, H)
-            hidden_states = _run_direction(module, weights, layer_input, h, layer, direction, steps)
+            hidden_states, h = _run_direction(module, weights, layer_input, h, lengths, (layer, direction), steps)
             outputs.append(hidden_states)
-            finals.append(hidden_states[0] if direction else hidden_states[-1])
+            finals.append(h)
         # Both directions of the next layer read the time-aligned concatenation [fwd_t, bwd_t].
         layer_input = torch.cat(outputs, dim=2)  # (T, B, D*H)
 
     output, h_n = layer_input, torch.stack(finals)  # (T, B, D*H), (L*D, B, H)
-    if batched and module.batch_first:
+    if lengths is not None:
+        output = _pack_like(output, input)
+    elif batched and module.batch_first:
         output = output.transpose(0, 1)  # (B, T, D*H)
     if not batched:
         output, h_n = output.squeeze(1), h_n.squeeze(1)  # (T, D*H), (L*D, H)
         steps = [_unbatch(s) for s in steps]
-    return Trace(output, h_n, tuple(steps), module.num_layers, num_directions, batched)
+    return Trace(output, h_n, tuple(steps), module.num_layers, num_directions, batched, lengths)
 
 
-def _run_direction(module, weights, layer_input, h, layer, direction, steps):
-    """Run one direction of one layer over time; return its states in time order (T, B, H)."""
+def _run_direction(module, weights, layer_input, h, lengths, where, steps):
+    """Run one direction of one layer; return its states in time order (T, B, H) and the final h.
+
+    With `lengths` (packed input), a sequence takes part only in its first lengths[b] steps:
+    elsewhere it keeps its state and its output is 0, the value pad_packed_sequence pads with.
+    So the forward run ends at each sequence's last step and the backward run starts there.
+    """
+    layer, direction = where
     W_ih, W_hh, b_ih, b_hh = weights
     activation = torch.tanh if module.nonlinearity == "tanh" else torch.relu
     seq_len = layer_input.shape[0]
@@ -152,9 +174,23 @@ def _run_direction(module, weights, layer_input, h, layer, direction, steps):
             hidden_part = hidden_part + b_hh
         pre_activation = input_parts[t] + hidden_part
         h = activation(pre_activation)
-        steps.append(Step(layer, direction, t, x_t, h_prev, pre_activation, h))
-        hidden_states[t] = h
-    return torch.stack(hidden_states)  # (T, B, H)
+        valid = None if lengths is None else t < lengths  # (B,)
+        if valid is None:
+            hidden_states[t] = h
+        else:
+            hidden_states[t] = torch.where(valid[:, None], h, torch.zeros_like(h))
+            h = torch.where(valid[:, None], h, h_prev)
+        steps.append(Step(layer, direction, t, x_t, h_prev, pre_activation, h, valid))
+    return torch.stack(hidden_states), h  # (T, B, H), (B, H)
+
+
+def _pack_like(output, packed):
+    """Pack a padded (T, B, D*H) output the way `packed` is packed (torch returns it so)."""
+    if packed.sorted_indices is not None:
+        output = output.index_select(1, packed.sorted_indices)  # the packed, longest-first order
+    # At time t the packed data holds the first batch_sizes[t] sequences: those still running.
+    data = torch.cat([output[t, :size] for t, size in enumerate(packed.batch_sizes.tolist())])
+    return PackedSequence(data, packed.batch_sizes, packed.sorted_indices, packed.unsorted_indices)
 
 
 def _weights(module, layer, direction):

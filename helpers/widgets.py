@@ -21,6 +21,7 @@ import torch
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from PIL import Image as PILImage
+from torch.nn.utils.rnn import PackedSequence
 
 from helpers import plots
 from helpers.unroll import trace
@@ -43,6 +44,8 @@ class Explorer:
     """A copy of a recurrent layer, sliders that set its numbers, and the plot they redraw."""
 
     def __init__(self, module, input, hx=None, controls=None, slider_range=2.0):
+        if isinstance(input, PackedSequence):
+            raise TypeError("explore plots one padded sequence: pass a tensor, e.g. the first sequence of the batch.")
         with torch.no_grad():  # sliders explore values; no gradients are needed
             self.trace = trace(module, input, hx)  # validates module, input and hx first
         self.module = copy.deepcopy(module)  # sliders change this copy, never the student's module

@@ -8,15 +8,25 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from torch import nn
+from torch.nn.utils.rnn import PackedSequence, pack_padded_sequence
 
 from helpers import trace, unroll
 
 TOLERANCE = {torch.float32: 1e-6, torch.float64: 1e-12}
 
 
+def tensors(result):
+    """(output, h_n) as plain tensors; a packed output is compared by its data and layout."""
+    output, h_n = result
+    if isinstance(output, PackedSequence):
+        return output.data, h_n
+    return output, h_n
+
+
 def max_error(ours, theirs):
     """The largest absolute difference between two (output, h_n) results."""
-    return max((a - b).abs().max().item() if a.numel() else 0.0 for a, b in zip(ours, theirs, strict=True))
+    pairs = zip(tensors(ours), tensors(theirs), strict=True)
+    return max((a - b).abs().max().item() if a.numel() else 0.0 for a, b in pairs)
 
 
 @st.composite
@@ -38,11 +48,16 @@ def rnn_cases(draw):
     batched = draw(st.booleans())
     seq_len, batch = draw(st.integers(1, 50)), draw(st.integers(1, 4))
     give_hx = draw(st.booleans())
-    return seed, dtype, options, batched, seq_len, batch, give_hx
+    packing = None
+    if batched and draw(st.booleans()):  # variable lengths, packed, sorted or not
+        lengths = draw(st.lists(st.integers(1, seq_len), min_size=batch, max_size=batch))
+        enforce_sorted = draw(st.booleans())
+        packing = (sorted(lengths, reverse=True) if enforce_sorted else lengths, enforce_sorted)
+    return seed, dtype, options, batched, seq_len, batch, give_hx, packing
 
 
-def build(seed, dtype, options, batched, seq_len, batch, give_hx):
-    """Seeded module (in eval mode), input and h_0 for one case."""
+def build(seed, dtype, options, batched, seq_len, batch, give_hx, packing=None):
+    """Seeded module (in eval mode), input (packed if `packing` is given) and h_0 for one case."""
     generator = torch.Generator().manual_seed(seed)
     torch.manual_seed(seed)
     module = nn.RNN(**options, dtype=dtype).eval()
@@ -54,20 +69,28 @@ def build(seed, dtype, options, batched, seq_len, batch, give_hx):
         shape, hx_shape = (seq_len,), (options["num_layers"] * directions, options["hidden_size"])
     input = torch.randn(*shape, options["input_size"], generator=generator, dtype=dtype)
     hx = torch.randn(*hx_shape, generator=generator, dtype=dtype) if give_hx else None
+    if packing is not None:
+        lengths, enforce_sorted = packing
+        input = pack_padded_sequence(input, lengths, options["batch_first"], enforce_sorted)
     return module, input, hx
 
 
 @settings(max_examples=200, deadline=None)
 @given(rnn_cases())
 def test_unroll_matches_torch_over_the_option_space(case):
-    """For any nn.RNN option, unroll returns torch's output and h_n within 1e-6 (1e-12 float64)."""
+    """For any nn.RNN option and input (packed too), unroll returns torch's output and h_n exactly."""
     module, input, hx = build(*case)
     theirs = module(input, hx)
     ours = unroll(module, input, hx)
     assert isinstance(ours, tuple) and len(ours) == 2
-    for a, b in zip(ours, theirs, strict=True):
+    assert type(ours[0]) is type(theirs[0])
+    if isinstance(theirs[0], PackedSequence):
+        for field in ("batch_sizes", "sorted_indices", "unsorted_indices"):
+            a, b = getattr(ours[0], field), getattr(theirs[0], field)
+            assert (a is None and b is None) or torch.equal(a, b), field
+    for a, b in zip(tensors(ours), tensors(theirs), strict=True):
         assert a.shape == b.shape and a.dtype == b.dtype
-    assert max_error(ours, theirs) <= TOLERANCE[input.dtype]
+    assert max_error(ours, theirs) <= TOLERANCE[module.weight_ih_l0.dtype]
 
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
@@ -436,10 +459,28 @@ BAD_INPUTS = [
         ["training mode with dropout=0.3", "random", "module.eval()"],
     ),
     (
-        "a PackedSequence, not yet supported",
-        lambda: unroll(rnn(), nn.utils.rnn.pack_padded_sequence(torch.zeros(5, 2, 3), [5, 3], enforce_sorted=True)),
+        "packed sequences with the wrong feature size",
+        lambda: unroll(rnn(), pack_padded_sequence(torch.zeros(5, 2, 4), [5, 3])),
+        ValueError,
+        ["each step of the packed sequences has (4,) values", "input_size=3"],
+    ),
+    (
+        "packed integer token ids",
+        lambda: unroll(rnn(), pack_padded_sequence(torch.zeros(5, 2, 3, dtype=torch.long), [5, 3])),
         TypeError,
-        ["PackedSequence", "padded tensor"],
+        ["torch.int64", "float"],
+    ),
+    (
+        "a PackedSequence made with a length longer than the padding",
+        lambda: unroll(rnn(input_size=2), pack_padded_sequence(torch.zeros(4, 3, 2), [5, 3, 2])),
+        ValueError,
+        ["lengths add up to 10 steps but it holds 9", "longer than the padded", "helpers.pack_padded_sequence"],
+    ),
+    (
+        "packed input with hx for a larger batch",
+        lambda: unroll(rnn(), pack_padded_sequence(torch.zeros(5, 2, 3), [5, 3]), torch.zeros(1, 3, 20)),
+        ValueError,
+        ["batch of 3", "batch of 2"],
     ),
 ]
 
@@ -451,3 +492,39 @@ def test_bad_input_gets_an_error_that_says_what_was_expected(what, call, excepti
         call()
     for fragment in fragments:
         assert fragment in str(raised.value), f"{what}: {fragment!r} missing from: {raised.value}"
+
+
+def packed_example(enforce_sorted):
+    """A 2-layer bidirectional RNN and a batch of 3 sequences of lengths 2, 5, 3, packed."""
+    torch.manual_seed(0)
+    module = nn.RNN(2, 3, num_layers=2, bidirectional=True, batch_first=True).eval()
+    padded = torch.randn(3, 5, 2)  # (B, T, in)
+    lengths = [5, 3, 2] if enforce_sorted else [2, 5, 3]
+    padded[torch.arange(5)[None, :] >= torch.tensor(lengths)[:, None]] = 7.0  # junk in the padding
+    return module, pack_padded_sequence(padded, lengths, batch_first=True, enforce_sorted=enforce_sorted)
+
+
+@pytest.mark.parametrize("enforce_sorted", [True, False])
+def test_packed_input_returns_a_packed_output_like_torch(enforce_sorted):
+    """Same data, batch_sizes and indices as torch; h_n in the batch's own order."""
+    module, packed = packed_example(enforce_sorted)
+    (output, h_n), (torch_output, torch_h_n) = unroll(module, packed), module(packed)
+    assert isinstance(output, PackedSequence)
+    assert torch.equal(output.batch_sizes, torch_output.batch_sizes)
+    assert max_error((output, h_n), (torch_output, torch_h_n)) <= 1e-6
+
+
+def test_packed_trace_skips_padding_each_sequence_ends_at_its_own_length():
+    """The forward final state is the state at step len-1; the backward run starts there."""
+    module, packed = packed_example(enforce_sorted=False)  # lengths 2, 5, 3
+    result = trace(module, packed)
+    assert result.lengths.tolist() == [2, 5, 3]
+    forward, backward = result.stack("h", 0, 0), result.stack("h", 0, 1)  # (T, B, H)
+    for b, length in enumerate([2, 5, 3]):
+        assert torch.equal(result.h_n[0, b], forward[length - 1, b])
+        assert torch.equal(result.h_n[1, b], backward[0, b])
+        first_backward = [s for s in result.steps_of(0, 1) if s.valid[b]][-1]  # computed first
+        assert first_backward.t == length - 1 and torch.equal(first_backward.h_prev[b], torch.zeros(3))
+    valid = result.stack("valid")  # (T, B)
+    assert valid.sum(0).tolist() == [2, 5, 3]
+    assert len(result.table(batch=0).splitlines()) == 1 + 2  # the header and 2 real steps
