@@ -23,24 +23,20 @@ def check_module(module):
             "unroll(module, input, hx=None). It got a tensor as its first argument."
         )
     if isinstance(module, (nn.RNNCell, nn.LSTMCell, nn.GRUCell)):
+        layer = _type_name(module).removesuffix("Cell")
         raise TypeError(
-            f"{_type_name(module)} computes a single time step; unroll re-computes a whole "
-            "layer (nn.RNN), which applies the same step at every time step. Use "
-            "nn.RNN(input_size, hidden_size): its weight_ih_l0 and weight_hh_l0 play the part "
-            "of the cell's weight_ih and weight_hh."
+            f"{_type_name(module)} computes a single time step; unroll re-computes a whole layer "
+            f"({layer}), which applies the same step at every time step. Use {layer}(input_size, "
+            "hidden_size): its weight_ih_l0 and weight_hh_l0 play the part of the cell's weight_ih "
+            "and weight_hh."
         )
-    if isinstance(module, (nn.LSTM, nn.GRU)):
-        raise TypeError(
-            f"helpers.unroll re-computes nn.RNN so far; {_type_name(module)} is not supported "
-            "yet (LSTM and GRU arrive with notebooks 10 and 11)."
-        )
-    if not isinstance(module, nn.RNN):
+    if not isinstance(module, (nn.RNN, nn.LSTM, nn.GRU)):
         hint = ""
         if isinstance(module, nn.Module):
-            inner = [name for name, m in module.named_modules() if isinstance(m, nn.RNN)]
+            inner = [name for name, m in module.named_modules() if isinstance(m, (nn.RNN, nn.LSTM, nn.GRU))]
             if inner:
-                hint = f" It contains an nn.RNN at .{inner[0]}: pass that, unroll(model.{inner[0]}, input)."
-        raise TypeError(f"unroll needs a recurrent layer, nn.RNN; got {_describe(module)}.{hint}")
+                hint = f" It contains one at .{inner[0]}: pass that, unroll(model.{inner[0]}, input)."
+        raise TypeError(f"unroll needs a recurrent layer (nn.RNN, nn.LSTM or nn.GRU); got {_describe(module)}.{hint}")
     if module.training and module.dropout > 0 and module.num_layers > 1:
         raise ValueError(
             f"The module is in training mode with dropout={module.dropout}: torch then zeroes "
@@ -143,49 +139,71 @@ def check_packed(module, packed):
         )
 
 
-def check_hx(module, hx, batch, dtype):
-    """Raise unless `hx` is a valid h_0 for a batch of `batch` (None: unbatched) of `dtype`.
+def check_states(module, hx, batch, dtype):
+    """Raise unless `hx` is a valid initial state for a batch of `batch` (None: unbatched).
 
-    Returns h_0: `hx` itself, or zeros when hx is None.
+    Returns (h_0, c_0): `hx` itself or zeros, with c_0 None except for nn.LSTM.
     """
+    lstm = module.mode == "LSTM"
+    name = _type_name(module)
+    if lstm and hx is not None and not isinstance(hx, (tuple, list)):
+        raise TypeError(
+            f"nn.LSTM's state is a pair hx=(h_0, c_0): h_0 shaped {hx_layout(module, batch)} and c_0 "
+            f"shaped {hx_layout(module, batch, cell=True)}; got {_describe(hx)}. Pass both, e.g. "
+            "(h_0, torch.zeros_like(c_0)), or leave hx out for zeros."
+        )
+    if not lstm and isinstance(hx, (tuple, list)):
+        raise TypeError(
+            f"hx for {name} is one tensor h_0 shaped {hx_layout(module, batch)}; got a {type(hx).__name__} of "
+            f"{len(hx)}. A pair (h_0, c_0) is the state of nn.LSTM; {name} has no cell state, so pass h_0 alone."
+        )
+    if not lstm:
+        return _check_state(module, hx, batch, dtype, "hx", cell=False), None
+    if hx is None:
+        hx = (None, None)
+    if len(hx) != 2:
+        raise TypeError(f"nn.LSTM's state is a pair (h_0, c_0); got a {type(hx).__name__} of {len(hx)}.")
+    return tuple(
+        _check_state(module, part, batch, dtype, part_name, cell)
+        for part, part_name, cell in zip(hx, ("h_0", "c_0"), (False, True))
+    )
+
+
+def _check_state(module, hx, batch, dtype, name, cell):
+    """Raise unless one state tensor fits; return it, or zeros when it is None."""
     batched = batch is not None
     num_directions = 2 if module.bidirectional else 1
     num_states = module.num_layers * num_directions
-    expected = (num_states, batch, module.hidden_size) if batched else (num_states, module.hidden_size)
-    layout = hx_layout(module, batch)
+    size = module.hidden_size if cell or not module.proj_size else module.proj_size
+    expected = (num_states, batch, size) if batched else (num_states, size)
+    layout = hx_layout(module, batch, cell)
+    state = "h_0" if name == "hx" else name  # what the tensor is, in torch's documentation
     if hx is None:
         return torch.zeros(expected, dtype=dtype)
-    if isinstance(hx, (tuple, list)):
-        raise TypeError(
-            f"hx for nn.RNN is one tensor h_0 shaped {layout}; got a {type(hx).__name__} of "
-            f"{len(hx)}. A pair (h_0, c_0) is the state of nn.LSTM; an RNN has no cell state, "
-            "so pass h_0 alone."
-        )
     if not isinstance(hx, Tensor):
-        raise TypeError(f"hx must be a torch.Tensor shaped {layout}, or None for zeros; got {_describe(hx)}.")
+        raise TypeError(f"{name} must be a torch.Tensor shaped {layout}, or None for zeros; got {_describe(hx)}.")
     if hx.dtype != dtype:
         raise TypeError(
-            f"hx has dtype {hx.dtype} but input has dtype {dtype}; give h_0 the same dtype, e.g. hx.to({dtype})."
+            f"{name} has dtype {hx.dtype} but input has dtype {dtype}; give it the same dtype, e.g. {name}.to({dtype})."
         )
     if hx.dim() != len(expected):
         if batched:
-            fix = "For a batch, h_0 has three dimensions (layers and directions, batch, hidden)."
-            if tuple(hx.shape) == (batch, module.hidden_size) and num_states == 1:
-                fix += " Add the first dimension with hx.unsqueeze(0)."
+            fix = f"For a batch, {state} has three dimensions (layers and directions, batch, hidden)."
+            if tuple(hx.shape) == (batch, size) and num_states == 1:
+                fix += f" Add the first dimension with {name}.unsqueeze(0)."
         else:
-            fix = "For one unbatched sequence, h_0 has no batch dimension."
+            fix = f"For one unbatched sequence, {state} has no batch dimension."
             if hx.dim() == 3 and hx.shape[1] == 1:
-                fix += " Remove it with hx.squeeze(1), or give input a batch dimension too."
+                fix += f" Remove it with {name}.squeeze(1), or give input a batch dimension too."
         raise ValueError(
-            f"hx has {hx.dim()} dimension(s), shape {_shape(hx)}, but this input needs h_0 shaped {layout}. {fix}"
+            f"{name} has {hx.dim()} dimension(s), shape {_shape(hx)}, but this input needs {state} shaped {layout}. {fix}"
         )
     if tuple(hx.shape) == expected:
         return hx
-    if batched and tuple(hx.shape) == (batch, num_states, module.hidden_size):
+    if batched and tuple(hx.shape) == (batch, num_states, size):
         reason = (
-            "it looks batch-first. h_0 is never batch-first, even when the module has "
-            "batch_first=True (that setting only changes input and output). Use "
-            "hx.transpose(0, 1).contiguous()."
+            f"it looks batch-first. {state} is never batch-first, even when the module has "
+            f"batch_first=True (that setting only changes input and output). Use {name}.transpose(0, 1).contiguous()."
         )
     elif hx.shape[0] != num_states:
         reason = (
@@ -196,12 +214,18 @@ def check_hx(module, hx, batch, dtype):
     elif batched and hx.shape[1] != batch:
         reason = (
             f"it was made for a batch of {hx.shape[1]}, but this input has a batch of {batch} "
-            "(a smaller last batch?). Build h_0 from the input's batch size, or leave hx out "
+            f"(a smaller last batch?). Build {state} from the input's batch size, or leave hx out "
             "to start from zeros."
         )
+    elif not cell and module.proj_size and hx.shape[-1] == module.hidden_size:
+        reason = (
+            f"with proj_size={module.proj_size}, h holds proj_size={module.proj_size} values per layer "
+            f"and direction, not hidden_size={module.hidden_size} (only c_0 keeps hidden_size)."
+        )
     else:
-        reason = f"its last dimension must be hidden_size={module.hidden_size}, not {hx.shape[-1]}."
-    raise ValueError(f"hx has shape {_shape(hx)} but this input needs h_0 shaped {layout}: {reason}")
+        what = "hidden_size" if size == module.hidden_size else "proj_size"
+        reason = f"its last dimension must be {what}={size}, not {hx.shape[-1]}."
+    raise ValueError(f"{name} has shape {_shape(hx)} but this input needs {state} shaped {layout}: {reason}")
 
 
 def input_layout(module, batched):
@@ -212,12 +236,13 @@ def input_layout(module, batched):
     return f"(batch, seq_len, {features})" if module.batch_first else f"(seq_len, batch, {features})"
 
 
-def hx_layout(module, batch):
-    """The h_0 shape a module expects for a batch (None: unbatched), with dimension names."""
+def hx_layout(module, batch, cell=False):
+    """An initial state's shape for a batch (None: unbatched), with names: '(num_layers * ...)'."""
     num_directions = 2 if module.bidirectional else 1
     states = f"num_layers * num_directions={module.num_layers * num_directions}"
-    hidden = f"hidden_size={module.hidden_size}"
-    return f"({states}, {hidden})" if batch is None else f"({states}, batch={batch}, {hidden})"
+    projected = module.proj_size and not cell
+    size = f"proj_size={module.proj_size}" if projected else f"hidden_size={module.hidden_size}"
+    return f"({states}, {size})" if batch is None else f"({states}, batch={batch}, {size})"
 
 
 def _shape(tensor):

@@ -5,19 +5,22 @@ returns the same result together with every intermediate value (one `Step` per l
 direction and time step), for plots and explanations. Only plain tensor operations are used:
 no call to the module's forward, to torch's fused RNN kernels or to the nn.*Cell modules.
 
-Supported so far: nn.RNN with every option (tanh/relu, bias, batch_first, bidirectional,
-stacked layers, batched, unbatched or packed input, given or default h_0, any float dtype,
-dropout in eval mode). Introduced in notebooks/01_scalar_rnn.ipynb; packed input in
-notebooks/08_variable_length.ipynb.
+Supported: nn.RNN (tanh/relu), nn.LSTM (with proj_size) and nn.GRU with every option: bias,
+batch_first, bidirectional, stacked layers, batched, unbatched or packed input, given or
+default initial states, any float dtype, dropout in eval mode. Introduced in
+notebooks/01_scalar_rnn.ipynb; packed input in notebooks/08_variable_length.ipynb, LSTM in
+notebooks/10_lstm.ipynb, GRU in notebooks/11_gru.ipynb.
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import torch
 from torch import Tensor
 from torch.nn.utils.rnn import PackedSequence, pad_packed_sequence
 
-from helpers._validate import check_hx, check_input, check_module, check_packed
+from helpers._validate import check_input, check_module, check_packed, check_states
+
+GATES = {"RNN_TANH": (), "RNN_RELU": (), "LSTM": ("i", "f", "g", "o"), "GRU": ("r", "z", "n")}
 
 
 @dataclass(frozen=True)
@@ -29,9 +32,15 @@ class Step:
     t: int  # position in the sequence, counted in time order for both directions
     x: Tensor  # (B, in_k): what this layer reads at time t; (in_k,) for unbatched input
     h_prev: Tensor  # (B, H): the state before this step (h_0 at a direction's first step)
-    pre_activation: Tensor  # (B, H): (x W_ih^T + b_ih) + (h_prev W_hh^T + b_hh)
-    h: Tensor  # (B, H): the new state, tanh or relu of pre_activation
+    # (B, G*H), what goes into the activations: (x W_ih^T + b_ih) + (h_prev W_hh^T + b_hh);
+    # for LSTM the four gates' inputs [i | f | g | o]; for GRU [r | z | n], where n's part
+    # is x W_in^T + b_in + r * (h_prev W_hn^T + b_hn).
+    pre_activation: Tensor
+    h: Tensor  # (B, H) (LSTM with proj_size: (B, P)): the new state
     valid: Tensor | None = None  # (B,) bool, packed input only: which sequences have step t
+    gates: dict = field(default_factory=dict)  # name -> (B, H): LSTM i, f, g, o; GRU r, z, n
+    c_prev: Tensor | None = None  # (B, H), LSTM only: the cell state before this step
+    c: Tensor | None = None  # (B, H), LSTM only: the new cell state
 
 
 @dataclass(frozen=True)
@@ -40,6 +49,8 @@ class Trace:
 
     output: Tensor  # the top layer's state at every step, laid out like the module's output
     h_n: Tensor  # (num_layers * num_directions, B, H): every layer's final state
+    c_n: Tensor | None  # LSTM only: every layer's final cell state, like h_n
+    mode: str  # torch's name for the recurrence: "RNN_TANH", "RNN_RELU", "LSTM" or "GRU"
     steps: tuple[Step, ...]  # in the order computed: layer 0 forward, layer 0 backward, ...
     num_layers: int
     num_directions: int
@@ -48,8 +59,8 @@ class Trace:
 
     @property
     def result(self):
-        """Exactly what `module(input, hx)` returns: `(output, h_n)` for nn.RNN."""
-        return self.output, self.h_n
+        """Exactly what `module(input, hx)` returns: (output, h_n), or (output, (h_n, c_n))."""
+        return (self.output, (self.h_n, self.c_n)) if self.mode == "LSTM" else (self.output, self.h_n)
 
     def steps_of(self, layer=0, direction=0):
         """The steps of one layer and direction, in time order (t = 0 first)."""
@@ -58,28 +69,31 @@ class Trace:
         return sorted(chosen, key=lambda s: s.t)
 
     def stack(self, name, layer=0, direction=0):
-        """One field of every step of a layer and direction, stacked in time order: (T, ...)."""
-        if name not in Step.__dataclass_fields__ or name in ("layer", "direction", "t"):
-            fields = ", ".join(f for f in Step.__dataclass_fields__ if f not in ("layer", "direction", "t"))
-            raise ValueError(f"Trace.stack: unknown field {name!r}; choose one of {fields}.")
-        if name == "valid" and self.lengths is None:
-            raise ValueError("Trace.stack: 'valid' exists only for packed input; here every step is valid.")
-        return torch.stack([getattr(s, name) for s in self.steps_of(layer, direction)])
+        """One field (or gate) of every step of a layer and direction, in time order: (T, ...)."""
+        gates = GATES[self.mode]
+        fields = ["x", "h_prev", "pre_activation", "h"] + (["c_prev", "c"] if self.mode == "LSTM" else [])
+        fields += list(gates) + (["valid"] if self.lengths is not None else [])
+        if name not in fields:
+            raise ValueError(f"Trace.stack: no field {name!r} for {self.mode}; choose one of {', '.join(fields)}.")
+        steps = self.steps_of(layer, direction)
+        return torch.stack([s.gates[name] if name in gates else getattr(s, name) for s in steps])
 
     def table(self, layer=0, direction=0, batch=0, decimals=4):
         """A text table of one layer, direction and batch item, in the order the steps ran.
 
-        Columns: t, x_t, h_prev, pre-activation, h_t. Time steps are counted from 1 as in the
-        equations (h_0 is the initial state), so row t shows `output[t - 1]`. The backward
-        direction runs from the last step to the first: its h_prev is the state of step t + 1.
+        Columns: t, x_t, h_prev, then the pre-activation (RNN), the gates and c_t (LSTM) or
+        the gates (GRU), and h_t. Time steps are counted from 1 as in the equations (h_0 is
+        the initial state), so row t shows `output[t - 1]`. The backward direction runs from
+        the last step to the first: its h_prev is the state of step t + 1.
         """
-        columns = ("x", "h_prev", "pre_activation", "h")
-        rows = [("t", "x_t", "h_prev", "pre-activation", "h_t")]
+        middle = {"LSTM": ["i", "f", "g", "o", "c"], "GRU": ["r", "z", "n"]}.get(self.mode, ["pre_activation"])
+        columns = ["x", "h_prev", *middle, "h"]
+        rows = [("t", "x_t", "h_prev", *(m.replace("_", "-") for m in middle), "h_t")]
         in_order = self.steps_of(layer, direction)
         for s in reversed(in_order) if direction else in_order:
             if s.valid is not None and not s.valid[batch]:
                 continue  # padding: this sequence has no step t
-            values = [getattr(s, c) for c in columns]
+            values = [s.gates[c] if c in s.gates else getattr(s, c) for c in columns]
             if self.batched:
                 if not -len(s.x) <= batch < len(s.x):
                     raise ValueError(f"batch={batch} does not exist: the batch has {len(s.x)} items.")
@@ -110,6 +124,7 @@ def unroll(module, input, hx=None):
 def trace(module, input, hx=None):
     """Unroll `module` over `input` and keep every intermediate value in a `Trace`."""
     check_module(module)
+    lstm = module.mode == "LSTM"
     if isinstance(input, PackedSequence):
         check_packed(module, input)
         # Padded, in the batch's own order (torch also returns h_n in that order); padding is
@@ -121,8 +136,9 @@ def trace(module, input, hx=None):
         x = input if batched else input.unsqueeze(1)  # (T, B, in) or (B, T, in)
         if batched and module.batch_first:
             x = x.transpose(0, 1)  # (T, B, in): time first inside the engine
-    h_0 = check_hx(module, hx, x.shape[1] if batched else None, x.dtype)
-    h_0 = h_0 if batched else h_0.unsqueeze(1)  # (L*D, B, H)
+    h_0, c_0 = check_states(module, hx, x.shape[1] if batched else None, x.dtype)
+    if not batched:  # (L*D, H) -> (L*D, 1, H): the engine always has a batch dimension
+        h_0, c_0 = h_0.unsqueeze(1), (c_0.unsqueeze(1) if lstm else None)
 
     num_directions = 2 if module.bidirectional else 1
     steps, finals = [], []
@@ -130,58 +146,101 @@ def trace(module, input, hx=None):
     for layer in range(module.num_layers):
         outputs = []
         for direction in range(num_directions):
-            weights = _weights(module, layer, direction)
-            h = h_0[layer * num_directions + direction]  # (B, H)
-            hidden_states, h = _run_direction(module, weights, layer_input, h, lengths, (layer, direction), steps)
+            row = layer * num_directions + direction
+            state = (h_0[row], c_0[row] if lstm else None)  # (B, H) each
+            hidden_states, state = _run_direction(module, layer_input, state, lengths, (layer, direction), steps)
             outputs.append(hidden_states)
-            finals.append(h)
+            finals.append(state)
         # Both directions of the next layer read the time-aligned concatenation [fwd_t, bwd_t].
         layer_input = torch.cat(outputs, dim=2)  # (T, B, D*H)
 
-    output, h_n = layer_input, torch.stack(finals)  # (T, B, D*H), (L*D, B, H)
+    output = layer_input  # (T, B, D*H)
+    h_n = torch.stack([h for h, _ in finals])  # (L*D, B, H)
+    c_n = torch.stack([c for _, c in finals]) if lstm else None
     if lengths is not None:
         output = _pack_like(output, input)
     elif batched and module.batch_first:
         output = output.transpose(0, 1)  # (B, T, D*H)
     if not batched:
         output, h_n = output.squeeze(1), h_n.squeeze(1)  # (T, D*H), (L*D, H)
+        c_n = c_n.squeeze(1) if lstm else None
         steps = [_unbatch(s) for s in steps]
-    return Trace(output, h_n, tuple(steps), module.num_layers, num_directions, batched, lengths)
+    return Trace(output, h_n, c_n, module.mode, tuple(steps), module.num_layers, num_directions, batched, lengths)
 
 
-def _run_direction(module, weights, layer_input, h, lengths, where, steps):
-    """Run one direction of one layer; return its states in time order (T, B, H) and the final h.
+def _run_direction(module, layer_input, state, lengths, where, steps):
+    """Run one direction of one layer; return its states in time order (T, B, H) and (h, c) at the end.
 
     With `lengths` (packed input), a sequence takes part only in its first lengths[b] steps:
     elsewhere it keeps its state and its output is 0, the value pad_packed_sequence pads with.
     So the forward run ends at each sequence's last step and the backward run starts there.
     """
     layer, direction = where
-    W_ih, W_hh, b_ih, b_hh = weights
-    activation = torch.tanh if module.nonlinearity == "tanh" else torch.relu
+    W_ih, W_hh, b_ih, b_hh, W_hr = _weights(module, layer, direction)
+    cell = CELLS[module.mode]
     seq_len = layer_input.shape[0]
     times = range(seq_len - 1, -1, -1) if direction else range(seq_len)
     # The input part x_t W_ih^T + b_ih does not depend on h, so, like torch, compute it for
     # every step in one product; only the hidden part has to wait for the previous step.
-    input_parts = layer_input @ W_ih.T  # (T, B, H)
+    input_parts = layer_input @ W_ih.T  # (T, B, G*H)
     if b_ih is not None:
         input_parts = input_parts + b_ih
     hidden_states = [None] * seq_len
+    h, c = state
     for t in times:
-        x_t, h_prev = layer_input[t], h  # (B, in_k), (B, H)
-        hidden_part = h_prev @ W_hh.T  # (B, H)
+        x_t, h_prev, c_prev = layer_input[t], h, c  # (B, in_k), (B, H), (B, H) or None
+        hidden_part = h_prev @ W_hh.T  # (B, G*H)
         if b_hh is not None:
             hidden_part = hidden_part + b_hh
-        pre_activation = input_parts[t] + hidden_part
-        h = activation(pre_activation)
+        h, c, pre_activation, gates = cell(input_parts[t], hidden_part, h_prev, c_prev)
+        if W_hr is not None:  # LSTM with proj_size: h is projected down to proj_size values
+            h = h @ W_hr.T  # (B, P)
         valid = None if lengths is None else t < lengths  # (B,)
         if valid is None:
             hidden_states[t] = h
         else:
-            hidden_states[t] = torch.where(valid[:, None], h, torch.zeros_like(h))
-            h = torch.where(valid[:, None], h, h_prev)
-        steps.append(Step(layer, direction, t, x_t, h_prev, pre_activation, h, valid))
-    return torch.stack(hidden_states), h  # (T, B, H), (B, H)
+            keep = valid[:, None]
+            hidden_states[t] = torch.where(keep, h, torch.zeros_like(h))
+            h = torch.where(keep, h, h_prev)
+            c = None if c is None else torch.where(keep, c, c_prev)
+        steps.append(Step(layer, direction, t, x_t, h_prev, pre_activation, h, valid, gates, c_prev, c))
+    return torch.stack(hidden_states), (h, c)  # (T, B, H), ((B, H), (B, H) or None)
+
+
+def _rnn_cell(activation):
+    """h = activation(input part + hidden part)."""
+
+    def cell(input_part, hidden_part, h_prev, c_prev):
+        pre_activation = input_part + hidden_part
+        return activation(pre_activation), None, pre_activation, {}
+
+    return cell
+
+
+def _lstm_cell(input_part, hidden_part, h_prev, c_prev):
+    """Gates i, f, g, o from one (B, 4H) pre-activation; c = f*c_prev + i*g, h = o*tanh(c)."""
+    pre_activation = input_part + hidden_part  # (B, 4H): [i | f | g | o], torch's order
+    i, f, g, o = pre_activation.chunk(4, dim=-1)  # (B, H) each
+    i, f, g, o = torch.sigmoid(i), torch.sigmoid(f), torch.tanh(g), torch.sigmoid(o)
+    c = f * c_prev + i * g  # forget part of the old cell, write the gated candidate
+    h = o * torch.tanh(c)
+    return h, c, pre_activation, {"i": i, "f": f, "g": g, "o": o}
+
+
+def _gru_cell(input_part, hidden_part, h_prev, c_prev):
+    """r and z from both parts; n = tanh(x part + r * h part); h = (1 - z) * n + z * h_prev."""
+    x_r, x_z, x_n = input_part.chunk(3, dim=-1)  # (B, H) each: x W_i*^T + b_i*
+    h_r, h_z, h_n = hidden_part.chunk(3, dim=-1)  # (B, H) each: h_prev W_h*^T + b_h*
+    r = torch.sigmoid(x_r + h_r)
+    z = torch.sigmoid(x_z + h_z)
+    n_input = x_n + r * h_n  # torch resets (h_prev W_hn^T + b_hn), not h_prev itself
+    n = torch.tanh(n_input)
+    h = n + z * (h_prev - n)  # = (1 - z) * n + z * h_prev, in the order torch computes it
+    pre_activation = torch.cat([x_r + h_r, x_z + h_z, n_input], dim=-1)  # (B, 3H)
+    return h, None, pre_activation, {"r": r, "z": z, "n": n}
+
+
+CELLS = {"RNN_TANH": _rnn_cell(torch.tanh), "RNN_RELU": _rnn_cell(torch.relu), "LSTM": _lstm_cell, "GRU": _gru_cell}
 
 
 def _pack_like(output, packed):
@@ -194,19 +253,26 @@ def _pack_like(output, packed):
 
 
 def _weights(module, layer, direction):
-    """W_ih, W_hh, b_ih, b_hh of one layer and direction, by torch's parameter names."""
+    """W_ih, W_hh, b_ih, b_hh and (LSTM with proj_size) W_hr, by torch's parameter names."""
     suffix = f"_l{layer}" + ("_reverse" if direction else "")
-    names = ("weight_ih", "weight_hh", "bias_ih", "bias_hh")
+    names = ("weight_ih", "weight_hh", "bias_ih", "bias_hh", "weight_hr")
     return tuple(getattr(module, name + suffix, None) for name in names)
 
 
 def _unbatch(step):
     """The same step with the batch dimension of size 1 removed, as torch does for 2-D input."""
+
+    def squeeze(value):
+        return None if value is None else value.squeeze(0)
+
     return Step(
         step.layer,
         step.direction,
         step.t,
-        *(v.squeeze(0) for v in (step.x, step.h_prev, step.pre_activation, step.h)),
+        *(squeeze(v) for v in (step.x, step.h_prev, step.pre_activation, step.h, step.valid)),
+        gates={name: squeeze(v) for name, v in step.gates.items()},
+        c_prev=squeeze(step.c_prev),
+        c=squeeze(step.c),
     )
 
 

@@ -139,7 +139,7 @@ class Explorer:
 
     def _ylim(self):
         """Fixed (-1, 1) for tanh; for relu, room above the largest state."""
-        if self.module.nonlinearity == "tanh":
+        if self.module.mode != "RNN_RELU" and not self.module.proj_size:  # states stay in (-1, 1)
             return (-1.05, 1.05)
         top = max(1.0, max(float(step.h.max()) for step in self.trace.steps))
         return (-0.05 * top, 1.1 * top)

@@ -1,4 +1,4 @@
-"""helpers.unroll against torch: torch is the oracle, every option, every bad input."""
+"""helpers.unroll against torch: torch is the oracle, every module and option, every bad input."""
 
 import re
 
@@ -16,33 +16,36 @@ TOLERANCE = {torch.float32: 1e-6, torch.float64: 1e-12}
 
 
 def tensors(result):
-    """(output, h_n) as plain tensors; a packed output is compared by its data and layout."""
-    output, h_n = result
-    if isinstance(output, PackedSequence):
-        return output.data, h_n
-    return output, h_n
+    """[output, h_n(, c_n)] as plain tensors; a packed output is compared by its data."""
+    output, state = result
+    states = list(state) if isinstance(state, tuple) else [state]
+    return [output.data if isinstance(output, PackedSequence) else output, *states]
 
 
 def max_error(ours, theirs):
-    """The largest absolute difference between two (output, h_n) results."""
+    """The largest absolute difference between two module results."""
     pairs = zip(tensors(ours), tensors(theirs), strict=True)
     return max((a - b).abs().max().item() if a.numel() else 0.0 for a, b in pairs)
 
 
 @st.composite
-def rnn_cases(draw):
-    """A random nn.RNN configuration with a matching input and (maybe) h_0."""
+def rnn_cases(draw, kinds=("RNN", "LSTM", "GRU")):
+    """A random nn.RNN, nn.LSTM or nn.GRU configuration with a matching input and (maybe) state."""
     seed = draw(st.integers(0, 2**31 - 1))
     dtype = draw(st.sampled_from([torch.float32, torch.float64]))
+    kind = draw(st.sampled_from(kinds))
     options = dict(
         input_size=draw(st.integers(1, 8)),
         hidden_size=draw(st.integers(1, 64)),
         num_layers=draw(st.integers(1, 3)),
-        nonlinearity=draw(st.sampled_from(["tanh", "relu"])),
         bias=draw(st.booleans()),
         batch_first=draw(st.booleans()),
         bidirectional=draw(st.booleans()),
     )
+    if kind == "RNN":
+        options["nonlinearity"] = draw(st.sampled_from(["tanh", "relu"]))
+    if kind == "LSTM" and options["hidden_size"] > 1 and draw(st.booleans()):
+        options["proj_size"] = draw(st.integers(1, options["hidden_size"] - 1))
     if options["num_layers"] > 1:
         options["dropout"] = draw(st.sampled_from([0.0, 0.5]))
     batched = draw(st.booleans())
@@ -53,22 +56,26 @@ def rnn_cases(draw):
         lengths = draw(st.lists(st.integers(1, seq_len), min_size=batch, max_size=batch))
         enforce_sorted = draw(st.booleans())
         packing = (sorted(lengths, reverse=True) if enforce_sorted else lengths, enforce_sorted)
-    return seed, dtype, options, batched, seq_len, batch, give_hx, packing
+    return seed, dtype, kind, options, batched, seq_len, batch, give_hx, packing
 
 
-def build(seed, dtype, options, batched, seq_len, batch, give_hx, packing=None):
-    """Seeded module (in eval mode), input (packed if `packing` is given) and h_0 for one case."""
+def build(seed, dtype, kind, options, batched, seq_len, batch, give_hx, packing=None):
+    """Seeded module (in eval mode), input (packed if `packing` is given) and state for one case."""
     generator = torch.Generator().manual_seed(seed)
     torch.manual_seed(seed)
-    module = nn.RNN(**options, dtype=dtype).eval()
-    directions = 2 if options["bidirectional"] else 1
-    if batched:
-        shape = (batch, seq_len) if options["batch_first"] else (seq_len, batch)
-        hx_shape = (options["num_layers"] * directions, batch, options["hidden_size"])
-    else:
-        shape, hx_shape = (seq_len,), (options["num_layers"] * directions, options["hidden_size"])
+    module = getattr(nn, kind)(**options, dtype=dtype).eval()
+    rows = options["num_layers"] * (2 if options["bidirectional"] else 1)
+    shape = ((batch, seq_len) if options["batch_first"] else (seq_len, batch)) if batched else (seq_len,)
     input = torch.randn(*shape, options["input_size"], generator=generator, dtype=dtype)
-    hx = torch.randn(*hx_shape, generator=generator, dtype=dtype) if give_hx else None
+
+    def state(size):  # (rows, batch, size), or (rows, size) unbatched
+        return torch.randn(rows, *((batch,) if batched else ()), size, generator=generator, dtype=dtype)
+
+    hx = None
+    if give_hx and kind == "LSTM":
+        hx = (state(options.get("proj_size") or options["hidden_size"]), state(options["hidden_size"]))
+    elif give_hx:
+        hx = state(options["hidden_size"])
     if packing is not None:
         lengths, enforce_sorted = packing
         input = pack_padded_sequence(input, lengths, options["batch_first"], enforce_sorted)
@@ -78,12 +85,12 @@ def build(seed, dtype, options, batched, seq_len, batch, give_hx, packing=None):
 @settings(max_examples=200, deadline=None)
 @given(rnn_cases())
 def test_unroll_matches_torch_over_the_option_space(case):
-    """For any nn.RNN option and input (packed too), unroll returns torch's output and h_n exactly."""
+    """For any module, option and input (packed too), unroll returns what torch returns."""
     module, input, hx = build(*case)
     theirs = module(input, hx)
     ours = unroll(module, input, hx)
     assert isinstance(ours, tuple) and len(ours) == 2
-    assert type(ours[0]) is type(theirs[0])
+    assert type(ours[0]) is type(theirs[0]) and type(ours[1]) is type(theirs[1])
     if isinstance(theirs[0], PackedSequence):
         for field in ("batch_sizes", "sorted_indices", "unsorted_indices"):
             a, b = getattr(ours[0], field), getattr(theirs[0], field)
@@ -107,7 +114,16 @@ def test_unroll_matches_torch_at_the_largest_sizes(dtype, nonlinearity, bidirect
         batch_first=False,
         bidirectional=bidirectional,
     )
-    module, input, hx = build(7, dtype, options, True, 50, 4, True)
+    module, input, hx = build(7, dtype, "RNN", options, True, 50, 4, True)
+    assert max_error(unroll(module, input, hx), module(input, hx)) <= TOLERANCE[dtype]
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+@pytest.mark.parametrize("kind, extra", [("LSTM", {}), ("LSTM", {"proj_size": 16}), ("GRU", {})])
+def test_lstm_and_gru_match_torch_at_the_largest_sizes(dtype, kind, extra):
+    """T=50, H=64, two bidirectional layers, batch 4, given states: within tolerance."""
+    options = dict(input_size=8, hidden_size=64, num_layers=2, bias=True, batch_first=True, bidirectional=True, **extra)
+    module, input, hx = build(11, dtype, kind, options, True, 50, 4, True)
     assert max_error(unroll(module, input, hx), module(input, hx)) <= TOLERANCE[dtype]
 
 
@@ -249,7 +265,7 @@ def test_trace_table_lists_the_steps_in_the_order_they_ran():
     [
         (lambda t: t.steps_of(layer=2), "layer=2 does not exist: this module has num_layers=1"),
         (lambda t: t.steps_of(direction=1), "direction=1 does not exist: choose 0 (forward)"),
-        (lambda t: t.stack("hidden"), "unknown field 'hidden'; choose one of x, h_prev, pre_activation, h"),
+        (lambda t: t.stack("hidden"), "no field 'hidden' for RNN_TANH; choose one of x, h_prev, pre_activation, h"),
         (lambda t: t.table(batch=5), "batch=5 does not exist: the batch has 2 items"),
     ],
 )
@@ -420,7 +436,7 @@ BAD_INPUTS = [
         "a module that is not recurrent",
         lambda: unroll(nn.Linear(3, 4), torch.zeros(5, 3, 3)),
         TypeError,
-        ["needs a recurrent layer, nn.RNN", "got nn.Linear"],
+        ["needs a recurrent layer (nn.RNN, nn.LSTM or nn.GRU)", "got nn.Linear"],
     ),
     (
         "a model that contains an RNN",
@@ -447,10 +463,36 @@ BAD_INPUTS = [
         ["nn.RNNCell computes a single time step", "weight_ih_l0"],
     ),
     (
-        "an LSTM, not yet supported",
-        lambda: unroll(nn.LSTM(3, 4), torch.zeros(5, 3, 3)),
+        "one tensor given as an LSTM's state",
+        lambda: unroll(nn.LSTM(3, 20), torch.zeros(5, 3, 3), torch.zeros(1, 3, 20)),
         TypeError,
-        ["nn.LSTM is not supported yet"],
+        ["nn.LSTM's state is a pair hx=(h_0, c_0)", "(num_layers * num_directions=1, batch=3, hidden_size=20)"],
+    ),
+    (
+        "an LSTM's h_0 sized hidden_size when proj_size is set",
+        lambda: unroll(
+            nn.LSTM(3, 20, proj_size=5), torch.zeros(5, 3, 3), (torch.zeros(1, 3, 20), torch.zeros(1, 3, 20))
+        ),
+        ValueError,
+        ["h_0 has shape (1, 3, 20)", "proj_size=5", "only c_0 keeps hidden_size"],
+    ),
+    (
+        "an LSTM's c_0 of the wrong size",
+        lambda: unroll(nn.LSTM(3, 20), torch.zeros(5, 3, 3), (torch.zeros(1, 3, 20), torch.zeros(1, 3, 5))),
+        ValueError,
+        ["c_0 has shape (1, 3, 5)", "hidden_size=20, not 5"],
+    ),
+    (
+        "an (h, c) tuple given to a GRU",
+        lambda: unroll(nn.GRU(3, 20), torch.zeros(5, 3, 3), (torch.zeros(1, 3, 20), torch.zeros(1, 3, 20))),
+        TypeError,
+        ["hx for nn.GRU is one tensor h_0", "nn.GRU has no cell state"],
+    ),
+    (
+        "an LSTM cell instead of a layer",
+        lambda: unroll(nn.LSTMCell(3, 4), torch.zeros(5, 3, 3)),
+        TypeError,
+        ["nn.LSTMCell computes a single time step", "Use nn.LSTM(input_size, hidden_size)"],
     ),
     (
         "dropout active in training mode",
@@ -528,3 +570,40 @@ def test_packed_trace_skips_padding_each_sequence_ends_at_its_own_length():
     valid = result.stack("valid")  # (T, B)
     assert valid.sum(0).tolist() == [2, 5, 3]
     assert len(result.table(batch=0).splitlines()) == 1 + 2  # the header and 2 real steps
+
+
+def test_lstm_trace_holds_the_gates_in_torch_order_and_the_cell_state():
+    """Gates i, f, g, o are chunks of weight_ih's rows in that order; c = f*c_prev + i*g."""
+    torch.manual_seed(0)
+    module = nn.LSTM(2, 3)
+    input = torch.randn(4, 1, 2)
+    result = trace(module, input)
+    output, (h_n, c_n) = result.result
+    step = result.steps[1]
+    W_ii = module.weight_ih_l0[0:3]  # the first H rows belong to the input gate i
+    expected_i = torch.sigmoid(
+        step.x @ W_ii.T + module.bias_ih_l0[0:3] + step.h_prev @ module.weight_hh_l0[0:3].T + module.bias_hh_l0[0:3]
+    )
+    assert torch.allclose(step.gates["i"], expected_i, atol=1e-6)
+    gates = step.gates
+    assert torch.allclose(step.c, gates["f"] * step.c_prev + gates["i"] * gates["g"], atol=1e-6)
+    assert torch.allclose(step.h, gates["o"] * torch.tanh(step.c), atol=1e-6)
+    assert torch.equal(result.stack("c")[-1], c_n[0]) and result.stack("f").shape == (4, 1, 3)
+    assert result.table().splitlines()[0].split() == ["t", "x_t", "h_prev", "i", "f", "g", "o", "c", "h_t"]
+
+
+def test_gru_trace_resets_the_hidden_part_as_torch_does_not_as_the_paper_does():
+    """n = tanh(W_in x + b_in + r * (W_hn h + b_hn)); h = (1 - z) * n + z * h_prev."""
+    torch.manual_seed(0)
+    module = nn.GRU(2, 3)
+    result = trace(module, torch.randn(3, 1, 2))
+    step = result.steps[2]
+    r, z, n = step.gates["r"], step.gates["z"], step.gates["n"]
+    W_in, W_hn = module.weight_ih_l0[6:9], module.weight_hh_l0[6:9]
+    b_in, b_hn = module.bias_ih_l0[6:9], module.bias_hh_l0[6:9]
+    assert torch.allclose(n, torch.tanh(step.x @ W_in.T + b_in + r * (step.h_prev @ W_hn.T + b_hn)), atol=1e-6)
+    paper = torch.tanh(step.x @ W_in.T + b_in + (r * step.h_prev) @ W_hn.T + b_hn)
+    assert not torch.allclose(n, paper, atol=1e-4)
+    assert torch.allclose(step.h, (1 - z) * n + z * step.h_prev, atol=1e-6)
+    with pytest.raises(ValueError, match="no field 'c' for GRU"):
+        result.stack("c")

@@ -110,8 +110,10 @@ def test_500_changes_leak_neither_figures_nor_memory():
 
 def test_relu_states_above_the_axes_trigger_a_full_redraw_with_new_limits():
     """relu is unbounded: when a state leaves the plot, the y-limits grow to show it."""
-    module = scalar_rnn()
-    module.nonlinearity = "relu"
+    module = nn.RNN(1, 1, bias=False, nonlinearity="relu")
+    with torch.no_grad():
+        module.weight_ih_l0.fill_(0.5)
+        module.weight_hh_l0.fill_(-1.0)
     explorer = explore(module, PULSE)
     explorer.controls["weight_ih_l0[0,0]"].value = 1.0
     top = explorer.figure.axes[0].get_ylim()[1]
