@@ -1,8 +1,9 @@
-"""Real browser: every widget notebook runs in JupyterLab, and moving a slider redraws the plot.
+"""Real browser: every widget notebook runs in JupyterLab and in Voila, and a slider redraws the plot.
 
 Run by `make test-browser` only (tests/conftest.py keeps it out of `make unit`). JupyterLab runs
-from the venv; HOME, Jupyter's folders and TMPDIR live in a fresh folder under build/ that is
-removed afterwards. Screenshots and the server log stay in build/browser/.
+from the venv and also serves Voila (`/voila/render/<path>`, Voila's server extension); HOME,
+Jupyter's folders and TMPDIR live in a fresh folder under build/ that is removed afterwards.
+Screenshots and the server log stay in build/browser/ (Voila's in build/browser/voila/).
 """
 
 import contextlib
@@ -80,6 +81,14 @@ CELLS_JS = f"""path => {{
 }}"""
 STARTED_JS = f"path => ({CELLS_JS})(path).some(c => c.running || c.count !== null)"
 FINISHED_JS = f"path => !({CELLS_JS})(path).some(c => c.running)"
+# Voila: each rendered cell (cell-index counts from 1, markdown too) and the error blocks in it.
+# Voila drops stderr streams and shows an error as a stderr block with a generic message (no
+# traceback unless show_tracebacks; the server log has it); a widget that fails to render is one too.
+VOILA_CELLS_JS = """() => [...document.querySelectorAll("#rendered_cells [cell-index]")].map(div => ({
+  index: Number(div.getAttribute("cell-index")),
+  errors: [...div.querySelectorAll("[data-mime-type='application/vnd.jupyter.stderr']")].map(e => e.innerText.trim()),
+}))"""
+OFF_MACHINE = re.compile(r"^(?!https?://127\.0\.0\.1[:/])")  # Voila's page links CDN fonts and MathJax
 
 
 def widget_notebooks():
@@ -237,12 +246,29 @@ def check_cells(cells):
     assert not skipped, f"code cells {skipped} did not run; a deliberate error needs the tag raises-exception"
 
 
-def wait_for_new_plot(page, image, old_src):
-    """Wait until the image's src differs from old_src, the kernel is idle and src stays put for 0.5 s."""
+def voila_cells(page, notebook):
+    """The notebook's code cells in CELLS_JS's form, with the errors Voila shows; count None if not rendered."""
+    shown = {cell["index"]: cell["errors"] for cell in page.evaluate(VOILA_CELLS_JS)}
+    cells = json.loads((ROOT / notebook).read_text())["cells"]
+    return [
+        {
+            "source": "".join(cell["source"]),
+            "tags": cell["metadata"].get("tags", []),
+            "count": index if index in shown else None,  # Voila stops rendering at an untagged error
+            "errors": shown.get(index, []),
+        }
+        for index, cell in enumerate(cells, 1)
+        if cell["cell_type"] == "code"
+    ]
+
+
+def wait_for_new_plot(page, image, old_src, idle=IDLE):
+    """Wait until the image's src differs from old_src, the idle selector (if any) shows and src stays put for 0.5 s."""
     expect(image, "the plot was not replaced after ArrowRight").not_to_have_attribute("src", old_src, timeout=30_000)
     src = None
     for _ in range(40):
-        page.locator(IDLE).wait_for()
+        if idle:
+            page.locator(idle).wait_for()
         if src == image.get_attribute("src"):
             break
         src = image.get_attribute("src")
@@ -261,6 +287,33 @@ def pixels_differ(png_a, png_b):
     return a.size != b.size or ImageChops.difference(a, b).getbbox() is not None
 
 
+def move_first_slider(page, shots, idle=IDLE):
+    """Press ArrowRight on the first explorer's first slider; assert the readout grew and the plot's pixels changed."""
+    # The first explorer: an output holding sliders beside an ipywidgets.Image (an <img>).
+    explorer = (
+        page.locator(".jp-OutputArea-output")
+        .filter(has=page.locator(".widget-slider"))
+        .filter(has=page.locator("img.widget-image"))
+        .first
+    )
+    slider = explorer.locator(".widget-slider").first
+    readout = slider.locator(".widget-readout")
+    image = explorer.locator("img.widget-image").first
+    image.scroll_into_view_if_needed()
+    image.evaluate("img => img.decode()")
+    old_src, old_value = image.get_attribute("src"), readout_value(readout)
+    before = image.screenshot(path=shots / "image-before.png")
+
+    slider.locator(".noUi-handle").focus()  # keyboard only: no drag
+    for _ in range(PRESSES):
+        page.keyboard.press("ArrowRight")
+    wait_for_new_plot(page, image, old_src, idle)
+    after = image.screenshot(path=shots / "image-after.png")
+
+    assert readout_value(readout) > old_value, "ArrowRight did not move the slider"
+    assert pixels_differ(before, after), "the plot's pixels did not change"
+
+
 @pytest.mark.parametrize("notebook", widget_notebooks())
 def test_notebook_runs_and_its_first_slider_redraws_the_plot(lab, browser, notebook):
     """Run All leaves no unexpected error; ArrowRight on the first slider changes the plot's pixels."""
@@ -275,31 +328,34 @@ def test_notebook_runs_and_its_first_slider_redraws_the_plot(lab, browser, noteb
         page.wait_for_function(KERNEL_READY_JS, arg=notebook)
         check_cells(run_all(page, notebook))
         page.screenshot(path=shots / "page-after-run-all.png", full_page=True)
-
-        # The first explorer: an output holding sliders beside an ipywidgets.Image (an <img>).
-        explorer = (
-            page.locator(".jp-OutputArea-output")
-            .filter(has=page.locator(".widget-slider"))
-            .filter(has=page.locator("img.widget-image"))
-            .first
-        )
-        slider = explorer.locator(".widget-slider").first
-        readout = slider.locator(".widget-readout")
-        image = explorer.locator("img.widget-image").first
-        image.scroll_into_view_if_needed()
-        image.evaluate("img => img.decode()")
-        old_src, old_value = image.get_attribute("src"), readout_value(readout)
-        before = image.screenshot(path=shots / "image-before.png")
-
-        slider.locator(".noUi-handle").focus()  # keyboard only: no drag
-        for _ in range(PRESSES):
-            page.keyboard.press("ArrowRight")
-        wait_for_new_plot(page, image, old_src)
-        after = image.screenshot(path=shots / "image-after.png")
-
-        assert readout_value(readout) > old_value, "ArrowRight did not move the slider"
-        assert pixels_differ(before, after), "the plot's pixels did not change"
+        move_first_slider(page, shots)
     finally:
         with contextlib.suppress(Exception):  # a failed screenshot must not hide the test's own error
             page.screenshot(path=shots / "page.png", full_page=True)
+        page.close()
+
+
+@pytest.mark.parametrize("notebook", widget_notebooks())
+def test_voila_renders_the_notebook_and_its_first_slider_redraws_the_plot(lab, browser, notebook):
+    """Voila runs every cell with no unexpected error; ArrowRight on the first slider changes the plot's pixels."""
+    url, token, _ = lab
+    shots = SHOTS / "voila" / Path(notebook).stem
+    shots.mkdir(parents=True, exist_ok=True)
+    page = browser.new_page()
+    page.set_default_timeout(60_000)
+    page.route(OFF_MACHINE, lambda route: route.abort())  # the test stays offline, wherever it runs
+    try:
+        # Voila runs the cells while it streams the page; #rendered_cells shows once all are in.
+        page.goto(f"{url}/voila/render/{notebook}?token={token}", wait_until="commit")
+        page.locator("#rendered_cells").wait_for(state="visible", timeout=RUN_ALL_MS)
+        check_cells(voila_cells(page, notebook))
+        page.locator("img.widget-image").first.wait_for(state="visible")
+        page.screenshot(path=shots / "page-after-render.png", full_page=True)
+        move_first_slider(page, shots, idle=None)  # Voila's page has no kernel-status indicator
+    finally:
+        with contextlib.suppress(Exception):
+            page.screenshot(path=shots / "page.png", full_page=True)
+            # Voila's own shutdown on page close gets 403 from Jupyter server (no _xsrf; voila#1458).
+            kernel = json.loads(page.locator("#jupyter-config-data").text_content())["kernelId"]
+            call(f"{url}/api/kernels/{kernel}", token, method="DELETE")
         page.close()
