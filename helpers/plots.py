@@ -283,3 +283,61 @@ def _dependencies(num_layers, directions, seq_len, highlight):
         else:
             todo.extend((layer - 1, d, t) for d in range(directions))
     return cells, inputs
+
+
+def gate_heatmaps(axes, trace, layer=0, direction=0, batch=0, highlight=None):
+    """One time × unit heatmap per gate of an LSTM (i, f, g, o) or GRU (r, z, n) trace.
+
+    Sigmoid gates use a sequential scale fixed to [0, 1] (0 = closed, 1 = open); the tanh
+    candidates g and n a diverging one fixed to [-1, 1]. `highlight` names one gate to stand
+    out; the others are faded. Returns {gate: AxesImage}. Introduced in notebooks/10_lstm.ipynb.
+    """
+    names = {"LSTM": ("i", "f", "g", "o"), "GRU": ("r", "z", "n")}.get(trace.mode)
+    if names is None:
+        raise ValueError(f"gate_heatmaps needs an LSTM or GRU trace; this one is {trace.mode}, which has no gates.")
+    if highlight is not None and highlight not in names:
+        raise ValueError(f"highlight={highlight!r}: {trace.mode}'s gates are {', '.join(names)}.")
+    if len(axes) != len(names):
+        raise ValueError(
+            f"{trace.mode} has {len(names)} gates ({', '.join(names)}): pass that many Axes, got {len(axes)}."
+        )
+    images = {}
+    for ax, name in zip(axes, names, strict=True):
+        states = trace.stack(name, layer, direction)
+        if trace.batched:
+            states = states[:, batch]
+        candidate = name in ("g", "n")
+        image = heatmap(ax, states, label=name)
+        if not candidate:
+            image.set_cmap("viridis")
+            image.set_clim(0.0, 1.0)
+        image.set_alpha(1.0 if highlight in (None, name) else 0.25)
+        ax.set_title(
+            f"{name} ({'candidate, tanh' if candidate else 'gate, sigmoid'})",
+            fontweight="bold" if highlight == name else "normal",
+        )
+        images[name] = image
+    return images
+
+
+def cell_and_hidden(ax, trace, unit=0, layer=0, direction=0, batch=0):
+    """An LSTM unit's cell state c_t beside its hidden state h_t over time; returns (c line, h line).
+
+    c is the long-term memory (unbounded), h = o * tanh(c) what the layer shows.
+    Introduced in notebooks/10_lstm.ipynb.
+    """
+    if trace.mode != "LSTM":
+        raise ValueError(f"cell_and_hidden needs an LSTM trace; {trace.mode} has no cell state.")
+    series = []
+    for name in ("c", "h"):
+        values = trace.stack(name, layer, direction)
+        values = values[:, batch] if trace.batched else values
+        series.append(time_by_unit(values)[:, unit])
+    steps = np.arange(1, len(series[0]) + 1)
+    c_line = ax.plot(steps, series[0], color=PALETTE[5], marker="s", markersize=3, label=f"$c_t[{unit}]$ (cell)")[0]
+    h_line = ax.plot(steps, series[1], color=PALETTE[0], marker="o", markersize=3, label=f"$h_t[{unit}]$ (hidden)")[0]
+    ax.axhline(0, color="0.8", linewidth=0.8, zorder=0)
+    ax.set_xlabel("time step t")
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize="small", frameon=False)
+    return c_line, h_line

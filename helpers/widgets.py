@@ -120,11 +120,21 @@ class Explorer:
             min=-limit,
             max=limit,
             step=0.01,
-            description=name,
+            description=self._describe(name),
             readout_format=".2f",
             style={"description_width": "initial"},
             layout=widgets.Layout(width="300px"),
         )
+
+    def _describe(self, name):
+        """A slider's label: its name, plus the gate and unit for LSTM/GRU rows ('bias_hh_l0[2] f[0]')."""
+        gates = {"LSTM": "ifgo", "GRU": "rzn"}.get(self.module.mode)
+        tensor_name = name.split("[")[0]
+        if gates is None or tensor_name == "input" or tensor_name.startswith("weight_hr"):
+            return name
+        row = self._targets[name][1][0]
+        gate, unit = divmod(row, self.module.hidden_size)
+        return f"{name} {gates[gate]}[{unit}]"
 
     def _draw_axes(self):
         """Axes for every layer and direction, and their lines (redrawn on every change)."""
@@ -138,11 +148,13 @@ class Explorer:
         return lines
 
     def _ylim(self):
-        """Fixed (-1, 1) for tanh; for relu, room above the largest state."""
+        """Fixed (-1, 1) for tanh-bounded states; else (relu, LSTM projections) room around all states."""
         if self.module.mode != "RNN_RELU" and not self.module.proj_size:  # states stay in (-1, 1)
             return (-1.05, 1.05)
-        top = max(1.0, max(float(step.h.max()) for step in self.trace.steps))
-        return (-0.05 * top, 1.1 * top)
+        low = min(0.0, min(float(step.h.min()) for step in self.trace.steps))
+        high = max(1.0, max(float(step.h.max()) for step in self.trace.steps))
+        margin = 0.05 * (high - low)
+        return (low - margin, high + 2 * margin)
 
     def _fits(self):
         """True while every state lies inside the current y-limits (no new background needed)."""

@@ -106,3 +106,36 @@ def test_draw_unrolled_explains_a_highlight_that_does_not_exist():
         plots.draw_unrolled(1, True, 3, ax=axes()[0][0], highlight=("h_n", 4))
     with pytest.raises(ValueError, match=r"use \('output', t\)"):
         plots.draw_unrolled(1, False, 3, ax=axes()[0][0], highlight=("input", 0))
+
+
+def test_gate_heatmaps_draw_each_lstm_gate_on_its_scale_and_fade_the_others():
+    """i, f, o on [0, 1]; g on [-1, 1]; highlight='f' leaves f opaque and fades the rest."""
+    torch.manual_seed(0)
+    result = trace(nn.LSTM(2, 3), torch.randn(6, 1, 2))
+    images = plots.gate_heatmaps(axes(1, 4)[0], result, highlight="f")
+    assert list(images) == ["i", "f", "g", "o"]
+    assert images["f"].get_clim() == (0.0, 1.0) and images["g"].get_clim() == (-1.0, 1.0)
+    assert images["f"].get_alpha() == 1.0 and images["i"].get_alpha() == 0.25
+    assert np.allclose(images["o"].get_array(), result.stack("o")[:, 0].detach().numpy().T)
+
+
+def test_gate_heatmaps_and_cell_plot_refuse_traces_without_gates_or_cells():
+    """An RNN has no gates; a GRU has gates but no cell state; a GRU has three gates, not four."""
+    torch.manual_seed(0)
+    rnn_trace = trace(nn.RNN(1, 2), torch.randn(3, 1, 1))
+    gru_trace = trace(nn.GRU(1, 2), torch.randn(3, 1, 1))
+    with pytest.raises(ValueError, match="has no gates"):
+        plots.gate_heatmaps(axes(1, 4)[0], rnn_trace)
+    with pytest.raises(ValueError, match=r"3 gates \(r, z, n\): pass that many Axes, got 4"):
+        plots.gate_heatmaps(axes(1, 4)[0], gru_trace)
+    with pytest.raises(ValueError, match="GRU has no cell state"):
+        plots.cell_and_hidden(axes()[0][0], gru_trace)
+
+
+def test_cell_and_hidden_plots_c_and_h_of_one_unit():
+    """Two lines over t = 1..T: the unit's c_t and h_t = o_t * tanh(c_t)."""
+    torch.manual_seed(0)
+    result = trace(nn.LSTM(1, 2), torch.randn(5, 1))  # unbatched
+    c_line, h_line = plots.cell_and_hidden(axes()[0][0], result, unit=1)
+    assert np.allclose(c_line.get_ydata(), result.stack("c")[:, 1].detach().numpy())
+    assert np.allclose(h_line.get_ydata(), result.output[:, 1].detach().numpy())

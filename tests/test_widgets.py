@@ -150,3 +150,29 @@ def test_late_browser_echoes_of_older_values_do_not_undo_the_newest_value():
     assert torch.equal(explorer.trace.output, helpers.unroll(explorer.module, PULSE)[0])
     slider.set_state({"value": 0.3})  # a real move in the browser is taken as it is
     assert slider.value == 0.3 and explorer.module.weight_hh_l0.item() == pytest.approx(0.3)
+
+
+def test_lstm_and_gru_sliders_name_the_gate_and_unit_of_their_row():
+    """Row 2 of an LSTM with hidden_size 2 is the forget gate's unit 0; GRU rows are r, z, n."""
+    torch.manual_seed(0)
+    lstm = explore(nn.LSTM(1, 2), PULSE, controls=["bias_hh_l0[2]", "weight_hh_l0[7,1]"])
+    assert [s.description for s in lstm.controls.values()] == ["bias_hh_l0[2] f[0]", "weight_hh_l0[7,1] o[1]"]
+    gru = explore(nn.GRU(1, 1), PULSE, controls=["weight_ih_l0"])
+    assert [s.description for s in gru.controls.values()] == [
+        "weight_ih_l0[0,0] r[0]",
+        "weight_ih_l0[1,0] z[0]",
+        "weight_ih_l0[2,0] n[0]",
+    ]
+    lstm.controls["bias_hh_l0[2]"].value = 1.0
+    assert lstm.last_error is None
+    assert torch.equal(lstm.trace.output, helpers.unroll(lstm.module, PULSE)[0])
+
+
+def test_projected_lstm_states_can_be_negative_and_stay_on_the_plot():
+    """With proj_size, h is not bounded by tanh: the y-limits follow the states both ways."""
+    torch.manual_seed(0)
+    explorer = explore(nn.LSTM(1, 3, proj_size=1), PULSE, controls=["weight_hr_l0"])
+    explorer.controls["weight_hr_l0[0,0]"].value = -2.0
+    low, high = explorer.figure.axes[0].get_ylim()
+    states = explorer.trace.output
+    assert low <= float(states.min()) and float(states.max()) <= high
