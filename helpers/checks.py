@@ -45,34 +45,33 @@ def compare(name, ours, theirs, atol=None):
     sides are float64). `ours=None` is an exercise not answered yet: it says so and returns False.
     """
     if ours is None:
-        return _verdict(False, f"… {name}: no answer yet. Replace None with your answer and run the cell again.")
+        return report(False, f"… {name}: no answer yet. Replace None with your answer and run the cell again.")
     try:
         pairs = list(_pairs(ours, theirs, path=""))
     except (TypeError, ValueError) as error:
-        return _verdict(False, f"✗ {name}: cannot compare: {error}")
+        return report(False, f"✗ {name}: cannot compare: {error}")
     if atol is None:
         both_float64 = all(a.dtype == b.dtype == torch.float64 for _, a, b in pairs)
         atol = FLOAT64_TOLERANCE if both_float64 else FLOAT32_TOLERANCE
     worst, where = 0.0, ""
     for path, a, b in pairs:
         if a.shape != b.shape:
-            return _verdict(
-                False, f"✗ {name}: shapes differ{_at(path)}: ours {tuple(a.shape)}, torch's {tuple(b.shape)}"
-            )
+            return report(False, f"✗ {name}: shapes differ{_at(path)}: ours {tuple(a.shape)}, torch's {tuple(b.shape)}")
         if a.numel() == 0:
             continue
         nan_a, nan_b = torch.isnan(a), torch.isnan(b)
         if not torch.equal(nan_a, nan_b):
-            return _verdict(False, f"✗ {name}: NaN{_at(path)} on one side only")
+            return report(False, f"✗ {name}: NaN{_at(path)} on one side only")
         diff = (a.double() - b.double()).abs().masked_fill(nan_a, 0).max().item()
         if diff > worst or not where:
             worst, where = diff, path
     ok = worst <= atol
     verdict = "match" if ok else f"DIFFER (tolerance {atol:.0e}){_at(where)}"
-    return _verdict(ok, f"{'✓' if ok else '✗'} {name}: {verdict} (max abs diff {worst:.1e})")
+    return report(ok, f"{'✓' if ok else '✗'} {name}: {verdict} (max abs diff {worst:.1e})")
 
 
-def _verdict(ok, line):
+def report(ok, line):
+    """Print a verdict's line and return the Verdict (shared with helpers.exercises)."""
     print(line)
     return Verdict(ok, line)
 

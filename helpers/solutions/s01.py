@@ -1,0 +1,77 @@
+"""Exercises of notebooks/01_scalar_rnn.ipynb."""
+
+import torch
+from torch import nn
+
+from helpers.exercises import Exercise, Mistake
+
+
+def _hand_rnn():
+    """The notebook's layer: w_ih = 0.5, w_hh = -1, no bias."""
+    rnn = nn.RNN(1, 1, bias=False)
+    with torch.no_grad():
+        rnn.weight_ih_l0.fill_(0.5)
+        rnn.weight_hh_l0.fill_(-1.0)
+    return rnn
+
+
+def _h(inputs, w_hh=-1.0, activation=torch.tanh):
+    """h_T for a 1 -> 1 layer without bias, computed the notebook's way."""
+    h = torch.tensor(0.0)
+    for x in inputs:
+        h = activation(torch.tensor(0.5 * x) + w_hh * h)
+    return h.item()
+
+
+def _shapes(seq_len):
+    output, h_n = _hand_rnn()(torch.zeros(seq_len, 1, 1))
+    return tuple(output.shape), tuple(h_n.shape)
+
+
+EXERCISES = [
+    Exercise(
+        key="01.h_4",
+        question="h_4 for x = (1, 2, 3, 4), w_ih = 0.5, w_hh = -1, h_0 = 0",
+        solution=lambda: _hand_rnn()(torch.tensor([1.0, 2.0, 3.0, 4.0]).reshape(4, 1, 1))[1].item(),
+        explanation="a_4 = 0.5 * 4 - h_3 = 2 - 0.7652 = 1.2348, and h_4 = tanh(1.2348) = 0.8441.",
+        mistakes=(
+            Mistake(lambda: 2.0 - _h([1, 2, 3]), "That is the pre-activation a_4: apply tanh to it."),
+            Mistake(lambda: _h([4, 3, 2, 1]), "You ran the sequence backwards: x_1 = 1 comes first."),
+            Mistake(
+                lambda: float(torch.tanh(torch.tensor(2.0 + _h([1, 2, 3])))),
+                "w_hh is -1, so the previous state is subtracted, not added.",
+            ),
+        ),
+    ),
+    Exercise(
+        key="01.w_hh_no_memory",
+        question="the w_hh that makes h_t depend on x_t alone",
+        solution=lambda: 0.0,
+        explanation="With w_hh = 0 the term w_hh * h_{t-1} vanishes: h_t = tanh(0.5 x_t), no memory.",
+        mistakes=(
+            Mistake(lambda: 1.0, "w_hh = 1 passes the whole previous state on: that is the most memory, not none."),
+            Mistake(lambda: -1.0, "w_hh = -1 still passes the previous state on, with its sign flipped."),
+        ),
+    ),
+    Exercise(
+        key="01.output_shape",
+        question="the shape of output for input shaped (seq_len=10, batch=1, input_size=1)",
+        solution=lambda: _shapes(10)[0],
+        explanation="output holds the state at every step: (seq_len=10, batch=1, hidden_size=1).",
+        mistakes=(
+            Mistake(lambda: (1, 10, 1), "That is the batch-first layout; this layer reads (seq_len, batch, ...)."),
+            Mistake(lambda: (10,), "output keeps all three dimensions: (seq_len, batch, hidden_size)."),
+            Mistake(lambda: (1, 1, 1), "That is h_n, the last step only; output has one row per step."),
+        ),
+    ),
+    Exercise(
+        key="01.h_n_shape",
+        question="the shape of h_n for input shaped (seq_len=10, batch=1, input_size=1)",
+        solution=lambda: _shapes(10)[1],
+        explanation="h_n holds the state after the last step, one row per layer: (num_layers=1, batch=1, hidden_size=1).",
+        mistakes=(
+            Mistake(lambda: (10, 1, 1), "That is output; h_n holds only the state after the last step."),
+            Mistake(lambda: (1, 1), "h_n keeps its first dimension (one row per layer) even for one layer."),
+        ),
+    ),
+]

@@ -1,0 +1,77 @@
+"""helpers.exercises: every exercise accepts its solution and explains each typical mistake."""
+
+import pytest
+import torch
+
+from helpers import exercises
+
+ALL = sorted(exercises.exercises().values(), key=lambda e: e.key)
+MISTAKES = [(e, m) for e in ALL for m in e.mistakes]
+
+
+@pytest.mark.parametrize("exercise", ALL, ids=lambda e: e.key)
+def test_the_reference_solution_is_accepted(exercise, capsys):
+    """check(key, solution) says right and returns a true Verdict."""
+    assert exercises.check(exercise.key, exercise.solution())
+    assert capsys.readouterr().out == f"✓ {exercise.key}: right.\n"
+
+
+@pytest.mark.parametrize("exercise", ALL, ids=lambda e: e.key)
+def test_every_exercise_expects_at_least_one_typical_mistake(exercise):
+    """An exercise without a listed mistake could only ever say 'not yet'."""
+    assert exercise.mistakes, f"{exercise.key} lists no typical wrong answer"
+
+
+@pytest.mark.parametrize("exercise, mistake", MISTAKES, ids=lambda v: getattr(v, "key", "mistake"))
+def test_a_typical_mistake_gets_its_specific_hint(exercise, mistake, capsys):
+    """The wrong answer is refused with the hint written for it, not a generic one."""
+    assert not exercises.check(exercise.key, mistake.answer())
+    assert capsys.readouterr().out == f"✗ {exercise.key}: not yet. {mistake.hint}\n"
+
+
+@pytest.mark.parametrize(
+    "answer, hint",
+    [
+        ("abc", "Write a shape as a tuple of whole numbers"),
+        ((1, 1, 1, 1), "This shape has 3 dimensions; yours has 4."),
+        ((1, 1, 10), "The right sizes, in the wrong order"),
+        ((2, 1, 1), "Not this shape."),
+    ],
+)
+def test_other_wrong_shapes_get_a_hint_that_does_not_give_the_answer_away(answer, hint, capsys):
+    """Unlisted wrong shapes: the hint points at the kind of error."""
+    assert not exercises.check("01.output_shape", answer)
+    out = capsys.readouterr().out
+    assert hint in out and "(10, 1, 1)" not in out
+
+
+def test_numbers_with_the_wrong_sign_or_far_off_get_a_hint(capsys):
+    """-h_4 is a sign error; 0.5 is simply off; a tensor answer is fine."""
+    right = exercises.exercises()["01.h_4"].solution()
+    assert not exercises.check("01.h_4", -right)
+    assert "the wrong sign" in capsys.readouterr().out
+    assert not exercises.check("01.h_4", 0.5)
+    assert "Redo the computation one step at a time" in capsys.readouterr().out
+    assert exercises.check("01.h_4", torch.tensor(right))
+
+
+@pytest.mark.parametrize("answer", [None, "h", [1, "x"], object(), float("nan"), torch.zeros(3)])
+def test_no_answer_can_crash_a_check(answer, capsys):
+    """Anything a student types gets a line back, never an exception."""
+    verdict = exercises.check("01.h_4", answer)
+    assert not verdict and capsys.readouterr().out.startswith(("…", "✗"))
+
+
+def test_an_unknown_key_is_reported(capsys):
+    """A mistyped key says so instead of raising."""
+    assert not exercises.check("01.nope", 1)
+    assert "there is no exercise '01.nope'" in capsys.readouterr().out
+
+
+def test_solution_prints_the_answer_and_why(capsys):
+    """solution(key) shows the reference answer with its explanation."""
+    exercises.solution("01.h_n_shape")
+    assert capsys.readouterr().out.splitlines()[1:] == [
+        "answer: (1, 1, 1)",
+        "h_n holds the state after the last step, one row per layer: (num_layers=1, batch=1, hidden_size=1).",
+    ]
