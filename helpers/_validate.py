@@ -150,7 +150,7 @@ def check_states(module, hx, batch, dtype):
         raise TypeError(
             f"nn.LSTM's state is a pair hx=(h_0, c_0): h_0 shaped {hx_layout(module, batch)} and c_0 "
             f"shaped {hx_layout(module, batch, cell=True)}; got {_describe(hx)}. Pass both, e.g. "
-            "(h_0, torch.zeros_like(c_0)), or leave hx out for zeros."
+            "(h_0, c_0) with c_0 = torch.zeros of that shape, or leave hx out for zeros."
         )
     if not lstm and isinstance(hx, (tuple, list)):
         raise TypeError(

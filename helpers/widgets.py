@@ -50,7 +50,11 @@ class Explorer:
             self.trace = trace(module, input, hx)  # validates module, input and hx first
         self.module = copy.deepcopy(module)  # sliders change this copy, never the student's module
         self.input = input.detach().clone()
-        self.hx = None if hx is None else hx.detach().clone()
+        self.hx = (
+            hx
+            if hx is None
+            else (tuple(h.detach().clone() for h in hx) if isinstance(hx, tuple) else hx.detach().clone())
+        )
         self.last_error = None  # the exception of the last failed update, also shown in the widget
         self._targets = self._choose(controls)  # name -> (tensor, index)
         self.controls = {name: self._slider(name, slider_range) for name in self._targets}

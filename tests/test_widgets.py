@@ -176,3 +176,14 @@ def test_projected_lstm_states_can_be_negative_and_stay_on_the_plot():
     low, high = explorer.figure.axes[0].get_ylim()
     states = explorer.trace.output
     assert low <= float(states.min()) and float(states.max()) <= high
+
+
+def test_an_lstm_state_pair_is_copied_and_used():
+    """hx=(h_0, c_0) works for an LSTM explorer and matches unroll with the same pair."""
+    torch.manual_seed(0)
+    lstm = nn.LSTM(1, 2)
+    state = (torch.full((1, 1, 2), 0.5), torch.full((1, 1, 2), -1.0))
+    explorer = explore(lstm, PULSE, state, controls=["bias_hh_l0[2]"])
+    explorer.controls["bias_hh_l0[2]"].value = 1.0
+    assert explorer.last_error is None
+    assert torch.equal(explorer.trace.output, helpers.unroll(explorer.module, PULSE, state)[0])
