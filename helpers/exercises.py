@@ -114,6 +114,12 @@ def _same(answer, expected, atol):
 
 def _generic_hint(answer, expected, atol):
     """What is wrong with an answer no listed mistake explains, without giving the answer away."""
+    if isinstance(expected, (tuple, list)) and not _is_shape(expected):  # several answers in one
+        if not isinstance(answer, (tuple, list)) or len(answer) != len(expected):
+            return f"Give {len(expected)} answers, in the order the question asks for them, as a tuple."
+        for number, (part, right) in enumerate(zip(answer, expected, strict=True), start=1):
+            if not _same(part, right, atol):
+                return f"Answer {number} of {len(expected)} is off. {_generic_hint(part, right, atol)}"
     if _is_shape(expected):
         if not _is_shape(answer):
             return f"Write a shape as a tuple of whole numbers, e.g. {tuple(range(2, 2 + len(expected)))}."

@@ -75,3 +75,12 @@ def test_solution_prints_the_answer_and_why(capsys):
         "answer: (1, 1, 1)",
         "h_n holds the state after the last step, one row per layer: (num_layers=1, batch=1, hidden_size=1).",
     ]
+
+
+def test_a_wrong_part_of_a_several_part_answer_is_named(capsys):
+    """For an answer made of several shapes, the hint names the part that is off and why."""
+    expected = exercises.exercises()["06.output_h_n_shapes"].solution()
+    assert not exercises.check("06.output_h_n_shapes", (expected[0], (1, 2)))
+    assert "Answer 2 of 2 is off. This shape has 3 dimensions; yours has 2." in capsys.readouterr().out
+    assert not exercises.check("06.output_h_n_shapes", (expected[0],))
+    assert "Give 2 answers" in capsys.readouterr().out

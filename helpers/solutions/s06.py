@@ -1,0 +1,101 @@
+"""Exercises of notebooks/06_stacked_bidirectional.ipynb."""
+
+import torch
+from torch import nn
+
+from helpers.exercises import Exercise, Mistake
+from helpers.unroll import trace
+
+
+def _middle_backward_row():
+    """The row of h_n holding layer 1's backward final state, for nn.RNN(4, 3, 3, bidirectional=True)."""
+    with torch.random.fork_rng(devices=[]):  # a new layer draws random weights; leave the student's RNG alone
+        torch.manual_seed(1)
+        rnn = nn.RNN(4, 3, num_layers=3, bidirectional=True)
+        result = trace(rnn, torch.randn(5, 2, 4))
+    final = result.stack("h", layer=1, direction=1)[0]  # the backward run ends at the first step
+    return next(row for row in range(6) if torch.equal(result.h_n[row], final))
+
+
+def _weight_shape():
+    """The shape of weight_ih_l2_reverse in nn.RNN(10, 20, 3, bidirectional=True)."""
+    with torch.random.fork_rng(devices=[]):
+        return tuple(nn.RNN(10, 20, 3, bidirectional=True).weight_ih_l2_reverse.shape)
+
+
+def _output_and_h_n_shapes():
+    """(output shape, h_n shape) of nn.RNN(10, 20, 3, batch_first=True, bidirectional=True) on (8, 6, 10)."""
+    with torch.random.fork_rng(devices=[]):
+        output, h_n = nn.RNN(10, 20, 3, batch_first=True, bidirectional=True)(torch.zeros(8, 6, 10))
+    return tuple(output.shape), tuple(h_n.shape)
+
+
+EXERCISES = [
+    Exercise(
+        key="06.h_n_row",
+        question="the h_n row of layer 1 (the middle layer), backward, in nn.RNN(4, 3, num_layers=3, bidirectional=True)",
+        solution=_middle_backward_row,
+        explanation="Layer k, direction d is row 2 * k + d: layer 1, backward (d = 1) is row 2 * 1 + 1 = 3.",
+        mistakes=(
+            Mistake(lambda: 4, "That is direction * num_layers + layer: torch keeps each layer's two rows together."),
+            Mistake(lambda: 2, "That row is layer 1's forward state: within a layer the forward row comes first."),
+            Mistake(lambda: 1, "Each layer below has two rows, one per direction: count layer 0's rows too."),
+            Mistake(lambda: 5, "h_n[-1], row 5, is the top layer's backward state; layer 1 is the middle one."),
+        ),
+    ),
+    Exercise(
+        key="06.weight_shape",
+        question="the shape of weight_ih_l2_reverse in nn.RNN(10, 20, 3, bidirectional=True)",
+        solution=_weight_shape,
+        explanation=(
+            "torch stores (out, in). Out: hidden_size = 20. In: layer 2 reads z_t of layer 1, both directions "
+            "side by side, 2 * 20 = 40 numbers; the backward direction reads them all, like the forward one."
+        ),
+        mistakes=(
+            Mistake(
+                lambda: (20, 20),
+                "That would read only one direction of layer 1. Both directions of layer 2 read both halves of "
+                "layer 1's output, forward and backward.",
+            ),
+            Mistake(lambda: (20, 10), "Only layer 0 reads the input (input_size = 10); layer 2 reads layer 1."),
+            Mistake(lambda: (40, 20), "Transposed: torch stores a weight as (out, in), rows for the units it feeds."),
+            Mistake(
+                lambda: (40, 40),
+                "Each direction has its own weight_ih (weight_ih_l2 and weight_ih_l2_reverse): "
+                "it feeds one direction's units only.",
+            ),
+        ),
+    ),
+    Exercise(
+        key="06.output_h_n_shapes",
+        question="(output shape, h_n shape) of nn.RNN(10, 20, 3, batch_first=True, bidirectional=True) on (8, 6, 10)",
+        solution=_output_and_h_n_shapes,
+        explanation=(
+            "output follows the input's layout and holds the top layer, both directions side by side: "
+            "(batch=8, seq_len=6, 2 * 20 = 40). h_n is never batch-first, one row per layer and direction: "
+            "(3 * 2 = 6, batch=8, 20)."
+        ),
+        mistakes=(
+            Mistake(
+                lambda: ((8, 6, 40), (8, 6, 20)),
+                "batch_first=True changes input and output only: h_n keeps the batch in the middle.",
+            ),
+            Mistake(
+                lambda: ((8, 6, 20), (6, 8, 20)),
+                "output holds both directions of the top layer side by side at each step, not one.",
+            ),
+            Mistake(
+                lambda: ((8, 6, 40), (3, 8, 20)),
+                "h_n has one row per layer and direction, not one per layer.",
+            ),
+            Mistake(
+                lambda: ((6, 8, 40), (6, 8, 20)),
+                "With batch_first=True, output comes back batch first, like the input.",
+            ),
+            Mistake(
+                lambda: ((8, 6, 120), (6, 8, 20)),
+                "output holds only the top layer; the layers below appear only in h_n.",
+            ),
+        ),
+    ),
+]
