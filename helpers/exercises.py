@@ -108,6 +108,8 @@ def _same(answer, expected, atol):
         )
     if isinstance(answer, (str, bool)) or answer is None:
         return False
+    if isinstance(expected, int) and not isinstance(expected, bool):  # an index or a count: exact
+        return isinstance(answer, (int, float)) and not isinstance(answer, bool) and answer == expected
     answer, expected = torch.as_tensor(answer).detach().double(), torch.as_tensor(expected).detach().double()
     return answer.shape == expected.shape and bool(torch.allclose(answer, expected, rtol=0, atol=atol))
 
@@ -130,6 +132,10 @@ def _generic_hint(answer, expected, atol):
         return "Not this shape. Write down what each dimension counts, then its size."
     if isinstance(expected, str):
         return "Not this one. Reread the question, and run the cell that shows the effect."
+    if isinstance(answer, str):
+        return "Write the answer as a number or a tuple of numbers, not as text in quotes."
+    if isinstance(expected, int):
+        return "Not this index. Count from 0, and say what each position counts before you pick one."
     answer_tensor, expected_tensor = torch.as_tensor(answer).double(), torch.as_tensor(expected).double()
     if answer_tensor.shape != expected_tensor.shape:
         return (

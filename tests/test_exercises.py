@@ -84,3 +84,11 @@ def test_a_wrong_part_of_a_several_part_answer_is_named(capsys):
     assert "Answer 2 of 2 is off. This shape has 3 dimensions; yours has 2." in capsys.readouterr().out
     assert not exercises.check("06.output_h_n_shapes", (expected[0],))
     assert "Give 2 answers" in capsys.readouterr().out
+
+
+def test_text_for_a_number_and_a_wrong_index_get_their_own_hints(capsys):
+    """'0.227' in quotes is text, not a number; a wrong row index gets an index hint."""
+    assert not exercises.check("01.h_4", "0.84")
+    assert "not as text in quotes" in capsys.readouterr().out
+    assert not exercises.check("06.h_n_row", 0)
+    assert "Not this index" in capsys.readouterr().out

@@ -33,7 +33,7 @@ EXERCISES = [
         key="01.h_4",
         question="h_4 for x = (1, 2, 3, 4), w_ih = 0.5, w_hh = -1, h_0 = 0",
         solution=lambda: _hand_rnn()(torch.tensor([1.0, 2.0, 3.0, 4.0]).reshape(4, 1, 1))[1].item(),
-        explanation="a_4 = 0.5 * 4 - h_3 = 2 - 0.7652 = 1.2348, and h_4 = tanh(1.2348) = 0.8441.",
+        explanation="a_4 = 0.5 * 4 - h_3 = 2 - 0.7652 = 1.2348, and h_4 = tanh(1.2348) = 0.8440.",
         mistakes=(
             Mistake(lambda: 2.0 - _h([1, 2, 3]), "That is the pre-activation a_4: apply tanh to it."),
             Mistake(lambda: _h([4, 3, 2, 1]), "You ran the sequence backwards: x_1 = 1 comes first."),

@@ -1,0 +1,184 @@
+"""Exercises of notebooks/04_bidirectional.ipynb."""
+
+import torch
+from torch import nn
+
+from helpers.exercises import Exercise, Mistake
+
+
+def _shapes():
+    """output and h_n shapes of nn.RNN(5, 3, bidirectional=True) on a (seq_len=7, batch=2, input_size=5) input."""
+    with torch.random.fork_rng(devices=[]):  # a new layer draws random weights; leave the student's RNG alone
+        rnn = nn.RNN(input_size=5, hidden_size=3, bidirectional=True)
+    output, h_n = rnn(torch.zeros(7, 2, 5))
+    return tuple(output.shape), tuple(h_n.shape)
+
+
+def _wide():
+    """The notebook's seeded 3 -> 3 bidirectional `wide`, its input, and a one-way RNN of its _reverse weights."""
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(0)
+        wide = nn.RNN(input_size=3, hidden_size=3, bidirectional=True)
+        x_wide = torch.randn(5, 2, 3)  # (seq_len=5, batch=2, input_size=3)
+        backward_only = nn.RNN(3, 3)
+    with torch.no_grad():
+        for name, p in backward_only.named_parameters():
+            p.copy_(getattr(wide, name + "_reverse"))
+    return wide, x_wide, backward_only
+
+
+def _backward_final_position():
+    """(row of h_n, time index of output) holding the backward final state, found by comparing with torch."""
+    wide, x_wide, backward_only = _wide()
+    out_wide, h_n_wide = wide(x_wide)
+    H = wide.hidden_size
+    backward_final = backward_only(x_wide.flip(0))[1][0]  # the one-way run over reversed time ends at step 1
+    (row,) = [i for i in range(h_n_wide.shape[0]) if torch.allclose(h_n_wide[i], backward_final, atol=1e-6)]
+    (t,) = [t for t in range(out_wide.shape[0]) if torch.allclose(out_wide[t, :, H:], backward_final, atol=1e-6)]
+    return row, t
+
+
+def _hand_rnn():
+    """The notebook's small layer: forward w_ih = 0.5, w_hh = -1; backward w_ih = 0.25, w_hh = 0.5; no bias."""
+    with torch.random.fork_rng(devices=[]):
+        rnn = nn.RNN(input_size=1, hidden_size=1, bias=False, bidirectional=True)
+    with torch.no_grad():
+        rnn.weight_ih_l0.fill_(0.5)
+        rnn.weight_hh_l0.fill_(-1.0)
+        rnn.weight_ih_l0_reverse.fill_(0.25)
+        rnn.weight_hh_l0_reverse.fill_(0.5)
+    return rnn
+
+
+X_SHORT = (0.0, 2.0)  # exercise 3's sequence
+
+
+def _h_n():
+    return _hand_rnn()(torch.tensor(X_SHORT).reshape(2, 1, 1))[1].flatten().tolist()  # [forward, backward]
+
+
+def _run(inputs, w_ih, w_hh, activation=torch.tanh):
+    """The last state of a 1 -> 1 loop without bias over `inputs`, in the order given."""
+    h = torch.tensor(0.0)
+    for x in inputs:
+        h = activation(torch.tensor(w_ih * x) + w_hh * h)
+    return h.item()
+
+
+EXERCISES = [
+    Exercise(
+        key="04.output_shape",
+        question="the shape of output of nn.RNN(5, 3, bidirectional=True) for input (seq_len=7, batch=2, input_size=5)",
+        solution=lambda: _shapes()[0],
+        explanation="Each step holds both directions side by side: (seq_len=7, batch=2, 2 * hidden_size=6).",
+        mistakes=(
+            Mistake(
+                lambda: (7, 2, 3),
+                "That is one direction's output. A bidirectional layer puts both directions' states side by side "
+                "at each step.",
+            ),
+            Mistake(
+                lambda: (2, 7, 6),
+                "That is the batch-first layout; without batch_first=True the layer reads and returns "
+                "(seq_len, batch, ...).",
+            ),
+            Mistake(
+                lambda: (14, 2, 3),
+                "The backward run does not add steps: it reads the same 7 steps, and its state at step t sits next "
+                "to the forward state at step t.",
+            ),
+        ),
+    ),
+    Exercise(
+        key="04.h_n_shape",
+        question="the shape of h_n of nn.RNN(5, 3, bidirectional=True) for input (seq_len=7, batch=2, input_size=5)",
+        solution=lambda: _shapes()[1],
+        explanation=(
+            "One row per direction (num_layers * num_directions = 2), each a (batch=2, hidden_size=3) state: (2, 2, 3)."
+        ),
+        mistakes=(
+            Mistake(
+                lambda: (1, 2, 3),
+                "That is a one-way layer's h_n; each direction has its own final state, in its own row.",
+            ),
+            Mistake(
+                lambda: (1, 2, 6),
+                "h_n does not put the two directions side by side as output does: it stacks them as rows of "
+                "hidden_size each.",
+            ),
+            Mistake(
+                lambda: (7, 2, 6),
+                "That is output, every step; h_n holds only each direction's last computed state.",
+            ),
+        ),
+    ),
+    Exercise(
+        key="04.backward_row",
+        question="the row of h_n_wide (counted from 0) that holds the backward direction's final state",
+        solution=lambda: _backward_final_position()[0],
+        explanation="h_n stacks the directions forward first: h_n[0] is the forward final state, h_n[1] the backward one.",
+        mistakes=(
+            Mistake(
+                lambda: 0,
+                "Row 0 is the forward direction's final state: h_n lists the directions in the order forward, "
+                "backward.",
+            ),
+            Mistake(
+                lambda: -1,
+                "-1 picks the right row by counting from the end; the question asks for the row counted from 0.",
+            ),
+        ),
+    ),
+    Exercise(
+        key="04.backward_time",
+        question="the time index of out_wide (counted from 0) whose backward half equals the backward final state",
+        solution=lambda: _backward_final_position()[1],
+        explanation=(
+            "The backward run starts at the last step and ends at step 1, which Python stores in row 0: "
+            "h_n[1] = output[0, :, H:]."
+        ),
+        mistakes=(
+            Mistake(
+                lambda: 4,
+                "That is the last step, where the backward run starts: its backward half has read only the last input.",
+            ),
+            Mistake(
+                lambda: -1,
+                "output[-1] is the last step, where the backward run starts: its backward half has read only the "
+                "last input.",
+            ),
+            Mistake(
+                lambda: 1,
+                "Off by one: the equations count steps from 1, but output's rows are indexed from 0.",
+            ),
+        ),
+    ),
+    Exercise(
+        key="04.h_n_1",
+        question="h_n[1] of the notebook's small bidirectional layer for x = (0, 2)",
+        solution=lambda: _h_n()[1],
+        explanation=(
+            "The backward run starts at step 2: h_2 = tanh(0.25 * 2) = tanh(0.5) = 0.4621. Then step 1: "
+            "h_1 = tanh(0.25 * 0 + 0.5 * 0.4621) = tanh(0.2311) = 0.2270. It also sits in output[0, 0, 1]."
+        ),
+        mistakes=(
+            Mistake(
+                lambda: _run(X_SHORT[::-1][:1], 0.25, 0.5),
+                "That is the backward state after reading x = 2 alone, the backward half of output[-1]. The "
+                "backward run starts at the last step and ends at step 1.",
+            ),
+            Mistake(
+                lambda: _h_n()[0],
+                "That is h_n[0], the forward final state (w_ih = 0.5, w_hh = -1). h_n[1] uses the _reverse weights.",
+            ),
+            Mistake(
+                lambda: _run(X_SHORT[::-1], 0.25, 0.5, activation=lambda a: a),
+                "No tanh: each backward state is tanh of its pre-activation, at every step.",
+            ),
+            Mistake(
+                lambda: float(torch.tanh(torch.tensor(0.5 * _run(X_SHORT[::-1][:1], 0.25, 0.5, lambda a: a)))),
+                "You carried the pre-activation a_2 into step 1; the backward run carries the state h_2 = tanh(a_2).",
+            ),
+        ),
+    ),
+]
