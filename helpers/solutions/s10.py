@@ -1,0 +1,210 @@
+"""Exercises of notebooks/10_lstm.ipynb."""
+
+import warnings
+
+import torch
+from torch import nn
+
+from helpers.exercises import Exercise, Mistake
+
+
+def _forget_rows():
+    """The rows of weight_ih_l0 in nn.LSTM(2, 5) that feed the forget gate, found by probing torch's layer.
+
+    Every parameter 0 except one row of weight_ih_l0, set to 10; x = (1, 1), h_0 = 0, c_0 = 2. Then
+    every gate is sigma(0) = 0.5 or tanh(0) = 0, so c_1 = 0.5 * 2 = 1, except in the unit whose
+    forget gate that row opens: f = sigma(20) = 1 keeps the whole c_1 = 2. (A row of i or o leaves c_1 = 1;
+    a row of g gives 1.5.)
+    """
+    with torch.random.fork_rng(devices=[]):  # a new layer draws random weights; leave the student's RNG alone
+        lstm = nn.LSTM(input_size=2, hidden_size=5)
+    H = lstm.hidden_size
+    x, h_0, c_0 = torch.ones(1, 1, 2), torch.zeros(1, 1, H), torch.full((1, 1, H), 2.0)  # (seq_len, batch, ...)
+    rows = []
+    for row in range(4 * H):
+        with torch.no_grad():
+            for p in lstm.parameters():
+                p.zero_()
+            lstm.weight_ih_l0[row] = 10.0
+            _, (_, c_n) = lstm(x, (h_0, c_0))
+        if torch.isclose(c_n, c_0).any():  # one unit kept its whole cell: this row opened its forget gate
+            rows.append(row)
+    return torch.tensor(rows)
+
+
+def _shapes():
+    """(output, h_n, c_n) shapes of the exercise's LSTM with proj_size, on a (batch=5, seq_len=7, 8) input."""
+    with torch.random.fork_rng(devices=[]):
+        lstm = nn.LSTM(input_size=8, hidden_size=6, proj_size=3, num_layers=2, bidirectional=True, batch_first=True)
+    with warnings.catch_warnings():  # some CPUs note once that oneDNN skips proj_size: not the student's concern
+        warnings.simplefilter("ignore")
+        output, (h_n, c_n) = lstm(torch.zeros(5, 7, 8))
+    return tuple(output.shape), tuple(h_n.shape), tuple(c_n.shape)
+
+
+BIASES = (0.0, 2.0, 1.0, 0.0)  # exercise 3's bias_ih_l0, rows i, f, g, o
+C_0 = 2.0
+
+
+def _c_1():
+    """c_1 of a 1-unit LSTM with every weight 0, bias_ih_l0 = BIASES, h_0 = 0, c_0 = 2, from torch's layer."""
+    with torch.random.fork_rng(devices=[]):
+        lstm = nn.LSTM(input_size=1, hidden_size=1)
+    with torch.no_grad():
+        for p in lstm.parameters():
+            p.zero_()
+        lstm.bias_ih_l0.copy_(torch.tensor(BIASES))
+        _, (_, c_n) = lstm(torch.tensor([[[0.7]]]), (torch.zeros(1, 1, 1), torch.full((1, 1, 1), C_0)))
+    return c_n.item()
+
+
+def _gates():
+    """i, f, g of exercise 3's step as numbers (every weight 0: each gate sees only its bias; o plays no part in c)."""
+    a_i, a_f, a_g, _ = torch.tensor(BIASES)
+    return torch.sigmoid(a_i).item(), torch.sigmoid(a_f).item(), torch.tanh(a_g).item()
+
+
+I_1, F_1, G_1 = _gates()
+
+EXERCISES = [
+    Exercise(
+        key="10.forget_rows",
+        question="the rows of weight_ih_l0 that hold the forget gate's W_if, for nn.LSTM(input_size=2, hidden_size=5)",
+        solution=_forget_rows,
+        explanation=(
+            "torch stacks the gates in the order i, f, g, o, each a block of hidden_size = 5 rows: i in rows 0:5, "
+            "f in rows 5:10, i.e. rows 5, 6, 7, 8, 9 (weight_ih_l0[5:10], or weight_ih_l0.chunk(4)[1])."
+        ),
+        mistakes=(
+            Mistake(
+                lambda: torch.arange(0, 5),
+                "Rows 0:H hold the input gate i. Many explanations start with the forget gate, but the order in "
+                "which torch stacks the four blocks is another one: look it up in the notebook's table.",
+            ),
+            Mistake(
+                lambda: torch.arange(10, 15),
+                "Rows 2H:3H hold torch's candidate g. Some other libraries put the forget gate there (TensorFlow 1's "
+                "i, g, f, o; ONNX's i, o, f, g), but torch stores the blocks in its own order.",
+            ),
+            Mistake(
+                lambda: torch.arange(0, 20),
+                "That is the whole weight, all four gates stacked (4H rows). The forget gate owns one block of "
+                "hidden_size rows.",
+            ),
+            Mistake(
+                lambda: torch.arange(6, 11),
+                "One row too far along: torch counts rows from 0, not from 1.",
+            ),
+        ),
+    ),
+    Exercise(
+        key="10.output_shape",
+        question="the shape of output of nn.LSTM(8, 6, proj_size=3, num_layers=2, bidirectional=True, "
+        "batch_first=True) on (5, 7, 8)",
+        solution=lambda: _shapes()[0],
+        explanation=(
+            "output holds the top layer's h at every step, both directions side by side, and with proj_size "
+            "h has proj_size = 3 values: batch first like the input, (batch=5, seq_len=7, 2 * 3 = 6)."
+        ),
+        mistakes=(
+            Mistake(
+                lambda: (5, 7, 12),
+                "output holds h, and with proj_size h is projected before it leaves the cell: each direction "
+                "contributes proj_size values, not hidden_size.",
+            ),
+            Mistake(
+                lambda: (7, 5, 6),
+                "With batch_first=True, output comes back batch first, like the input.",
+            ),
+            Mistake(
+                lambda: (5, 7, 3),
+                "That is one direction. A bidirectional layer puts both directions' h side by side at each step.",
+            ),
+        ),
+    ),
+    Exercise(
+        key="10.h_n_shape",
+        question="the shape of h_n of nn.LSTM(8, 6, proj_size=3, num_layers=2, bidirectional=True, "
+        "batch_first=True) on (5, 7, 8)",
+        solution=lambda: _shapes()[1],
+        explanation=(
+            "h_n holds every layer's and direction's final h, never batch first, and h has proj_size values: "
+            "(num_layers * 2 = 4, batch=5, proj_size=3)."
+        ),
+        mistakes=(
+            Mistake(
+                lambda: (4, 5, 6),
+                "hidden_size is the size of the gates and of c. With proj_size, h = (o * tanh(c)) W_hr^T is "
+                "projected, and h_n holds that h.",
+            ),
+            Mistake(
+                lambda: (5, 4, 3),
+                "batch_first=True changes input and output only: h_n keeps the batch in the middle.",
+            ),
+            Mistake(
+                lambda: (2, 5, 3),
+                "h_n has one row per layer and direction, not one per layer.",
+            ),
+        ),
+    ),
+    Exercise(
+        key="10.c_n_shape",
+        question="the shape of c_n of nn.LSTM(8, 6, proj_size=3, num_layers=2, bidirectional=True, "
+        "batch_first=True) on (5, 7, 8)",
+        solution=lambda: _shapes()[2],
+        explanation=(
+            "c_n holds every layer's and direction's final cell state, never batch first, and the cell is never "
+            "projected: (num_layers * 2 = 4, batch=5, hidden_size=6)."
+        ),
+        mistakes=(
+            Mistake(
+                lambda: (4, 5, 3),
+                "proj_size shrinks h only. The cell state c is what the gates update, unit by unit: it keeps "
+                "hidden_size values.",
+            ),
+            Mistake(
+                lambda: (5, 4, 6),
+                "batch_first=True changes input and output only: c_n, like h_n, keeps the batch in the middle.",
+            ),
+            Mistake(
+                lambda: (2, 5, 6),
+                "c_n has one row per layer and direction, not one per layer.",
+            ),
+            Mistake(
+                lambda: (4, 5, 12),
+                "c_n does not put the two directions side by side as output does: it stacks them as rows.",
+            ),
+        ),
+    ),
+    Exercise(
+        key="10.c_1",
+        question="c_1 of a 1-unit LSTM with every weight 0, bias_ih_l0 = (0, 2, 1, 0), bias_hh_l0 = 0, "
+        "h_0 = 0, c_0 = 2",
+        solution=_c_1,
+        explanation=(
+            f"Every weight is 0, so each gate sees only its bias and x_1 does not matter: "
+            f"i = sigma(0) = {I_1:.4f}, f = sigma(2) = {F_1:.4f}, g = tanh(1) = {G_1:.4f}. "
+            f"c_1 = f c_0 + i g = {F_1:.4f} * 2 + {I_1:.4f} * {G_1:.4f} = {F_1 * C_0:.4f} + {I_1 * G_1:.4f} "
+            f"= {F_1 * C_0 + I_1 * G_1:.4f}."
+        ),
+        mistakes=(
+            Mistake(
+                lambda: I_1 * G_1,
+                "That is the new content i_1 g_1 alone: the cell also keeps f_1 * c_0, and c_0 = 2 here, not 0.",
+            ),
+            Mistake(
+                lambda: torch.tanh(torch.tensor(F_1 * C_0 + I_1 * G_1)).item(),
+                "That is tanh(c_1): the cell state is not squashed. tanh(c) only appears inside h = o * tanh(c).",
+            ),
+            Mistake(
+                lambda: I_1 * C_0 + F_1 * G_1,
+                "i and f swapped: the biases are listed in torch's order, which is not forget first.",
+            ),
+            Mistake(
+                lambda: F_1 * C_0,
+                "That is only the kept part f_1 * c_0. The candidate's bias is 1, so g_1 is not 0 and i_1 g_1 "
+                "adds to the cell.",
+            ),
+        ),
+    ),
+]
