@@ -51,6 +51,8 @@ def check(key, answer):
         return report(False, f"✗ there is no exercise {key!r}; the notebook's cell names the right one.")
     if answer is None:
         return report(False, f"… {key}: no answer yet. Replace None with your answer and run the cell again.")
+    if isinstance(answer, slice) and answer.stop is not None:  # rows as a slice: the rows it picks
+        answer = list(range(answer.start or 0, answer.stop, answer.step or 1))
     try:
         if _same(answer, exercise.solution(), exercise.atol):
             return report(True, f"✓ {key}: right.")

@@ -92,3 +92,9 @@ def test_text_for_a_number_and_a_wrong_index_get_their_own_hints(capsys):
     assert "not as text in quotes" in capsys.readouterr().out
     assert not exercises.check("06.h_n_row", 0)
     assert "Not this index" in capsys.readouterr().out
+
+
+def test_rows_given_as_a_slice_are_the_rows_it_picks(capsys):
+    """slice(5, 10) answers a question about rows 5 to 9 as well as a list does."""
+    assert exercises.check("10.forget_rows", slice(5, 10))
+    assert not exercises.check("10.forget_rows", slice(0, 5))
