@@ -6,6 +6,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+SLIDES_NPM := build/slides-npm
 NOTEBOOKS := $(sort $(wildcard notebooks/[0-9][0-9]_*.ipynb))
 # Kernels from this venv come first, so a `python3` kernelspec in the user's home cannot
 # shadow it; jupyter_client runs a spec's `python` with the interpreter that starts it.
@@ -14,7 +15,7 @@ export PATH := $(CURDIR)/$(BIN):$(PATH)
 # JupyterLab refuses to run as root unless told; only then is the flag added.
 ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root)
 
-.PHONY: help setup lab test unit nbval lint execute parity bench test-browser clean
+.PHONY: help setup lab test unit nbval lint execute parity bench test-browser slides clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -31,7 +32,7 @@ lab: setup ## Start JupyterLab on 127.0.0.1 (with a token), opened on notebooks/
 	$(BIN)/jupyter lab --ip=127.0.0.1 $(ALLOW_ROOT) --ServerApp.root_dir=$(CURDIR) \
 		--ServerApp.default_url=/lab/tree/notebooks
 
-test: setup lint unit nbval ## Lint, unit tests, and every notebook's stored outputs (strict nbval)
+test: setup lint slides unit nbval ## Lint, build the slides, unit tests, and every notebook's stored outputs (strict nbval)
 
 unit: setup ## Unit and property tests of helpers
 	$(BIN)/python -m pytest -q -n 2 tests
@@ -61,9 +62,19 @@ execute: setup ## Re-run notebooks in place to refresh outputs (NB=path for one;
 	    --ExecutePreprocessor.timeout=120 --ExecutePreprocessor.record_timing=False --ExecutePreprocessor.kernel_name=python3 "$$nb" || exit 1; \
 	done
 
-test-browser: setup ## Run the widget notebooks in JupyterLab in headless Chromium; move a slider (screenshots in build/browser)
+test-browser: setup slides ## Headless Chromium: widget notebooks in JupyterLab and Voila (build/browser), every slide deck offline (build/slides-screenshots)
 	@test -x /usr/bin/chromium || { apt-get update && apt-get install -y chromium; }
 	$(BIN)/python -m pytest -v -p no:cacheprovider tests/browser
+
+slides: setup $(SLIDES_NPM)/.installed ## One offline reveal.js deck per notebook, and an index: build/slides/index.html
+	$(BIN)/python slides/build.py --npm $(SLIDES_NPM)/node_modules --out build/slides $(NOTEBOOKS)
+
+# reveal.js, require.js, jQuery, MathJax and the widget renderer, at slides/package-lock.json's versions.
+$(SLIDES_NPM)/.installed: slides/package.json slides/package-lock.json
+	@command -v npm >/dev/null || { apt-get update && apt-get install -y nodejs npm; }
+	@mkdir -p $(SLIDES_NPM) && cp slides/package.json slides/package-lock.json $(SLIDES_NPM)/
+	cd $(SLIDES_NPM) && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error
+	@touch $@
 
 parity: setup ## Measure the worst difference between helpers.unroll and torch over many modules
 	$(BIN)/python benchmarks/parity.py

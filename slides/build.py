@@ -1,0 +1,182 @@
+"""Build one offline reveal.js deck per lesson notebook, and an index page linking them.
+
+Run by `make slides` after `npm ci` has put slides/package-lock.json's packages in
+build/slides-npm/node_modules:
+
+    python slides/build.py --npm build/slides-npm/node_modules --out build/slides notebooks/NN_*.ipynb
+
+The decks are nbconvert's SlidesExporter with the template slides/templates/rnns, made from the
+notebooks' stored outputs and widget state (nothing is executed). Everything a deck loads is copied
+into OUT/vendor/ and referenced by a relative path, so OUT can be copied anywhere (a USB stick, a
+laptop with no network) and each deck opened straight from disk. A deck is rebuilt only when its
+notebook, the template or this script is newer than it; the theme (slides/rnns.css, which the decks
+link to) and the index are written on every run.
+"""
+
+import argparse
+import html
+import json
+import re
+import shutil
+import sys
+import time
+from pathlib import Path
+
+from nbconvert import SlidesExporter
+from traitlets.config import Config
+
+HERE = Path(__file__).resolve().parent
+TEMPLATES = HERE / "templates"
+THEME = HERE / "rnns.css"
+# npm package -> (files and folders to copy into vendor/<package>/, names never copied). Each
+# package's package.json goes too: it names the version and the licence.
+VENDOR = {
+    "reveal.js": (["dist", "plugin", "LICENSE"], ["*.map", "*.esm.js", "*.scss"]),
+    "requirejs": (["require.js"], []),
+    "jquery": (["dist/jquery.min.js", "LICENSE.txt"], []),
+    # MathJax 2: only the TeX fonts (CommonHTML uses them); no unpacked sources or tests.
+    "mathjax": (["MathJax.js", "config", "extensions", "jax", "localization", "fonts/HTML-CSS/TeX", "LICENSE"], []),
+    "@jupyter-widgets/html-manager": (["dist"], ["*.map", "embed.js*"]),
+}
+# What the decks load, relative to OUT (nbconvert puts these in src/href and require() calls).
+URLS = {
+    "reveal_url_prefix": "vendor/reveal.js",
+    "require_js_url": "vendor/requirejs/require.js",
+    "jquery_url": "vendor/jquery/dist/jquery.min.js",
+    "mathjax_url": "vendor/mathjax/MathJax.js?config=TeX-AMS_CHTML-full,Safe",
+    "widget_renderer_url": "vendor/@jupyter-widgets/html-manager/dist/embed-amd.js",
+}
+# A markdown link to another lesson ("[notebook 02](02_feature_vectors.ipynb)") leads to its deck.
+LESSON_LINK = re.compile(r'(<a\s[^>]*?href=")(?:\./)?([0-9][0-9]_[^"/#?]+)\.ipynb(#[^"]*)?"')
+
+
+def exporter():
+    """nbconvert's SlidesExporter with local URLs, the rnns template and a 1280x720 canvas."""
+    c = Config()
+    for name, url in URLS.items():
+        setattr(c.SlidesExporter, name, url)
+    c.SlidesExporter.reveal_theme = "rnns"  # OUT/vendor/reveal.js/dist/theme/rnns.css: slides/rnns.css
+    c.SlidesExporter.reveal_transition = "none"
+    c.SlidesExporter.reveal_number = "c/t"
+    c.SlidesExporter.reveal_width = "1280"
+    c.SlidesExporter.reveal_height = "720"
+    c.SlidesExporter.exclude_input_prompt = True  # no "In [3]:" column: the code gets the width
+    c.SlidesExporter.exclude_output_prompt = True
+    c.SlidesExporter.extra_template_basedirs = [str(TEMPLATES)]
+    c.SlidesExporter.template_name = "rnns"
+    return SlidesExporter(config=c)
+
+
+def slide_count(nb):
+    """The slides reveal.js will count: cells of type slide or subslide, and the first shown cell."""
+    types = [cell.get("metadata", {}).get("slideshow", {}).get("slide_type", "-") for cell in nb["cells"]]
+    shown = [i for i, kind in enumerate(types) if kind not in ("skip", "notes")]
+    return sum(1 for i, kind in enumerate(types) if kind in ("slide", "subslide") or (shown and i == shown[0]))
+
+
+def title(nb, fallback):
+    """The notebook's first markdown heading, else fallback."""
+    for cell in nb["cells"]:
+        if cell["cell_type"] == "markdown":
+            for line in "".join(cell["source"]).splitlines():
+                if line.startswith("#"):
+                    return line.lstrip("#").strip()
+    return fallback
+
+
+def copy_vendor(npm, vendor):
+    """Copy the runtime files of each package in VENDOR from npm (a node_modules) to vendor."""
+    stamp = vendor / ".copied-from"
+    lock = npm / ".package-lock.json"  # written by npm ci: changes whenever the packages do
+    if stamp.exists() and stamp.stat().st_mtime >= lock.stat().st_mtime:
+        return False
+    shutil.rmtree(vendor, ignore_errors=True)
+    for package, (parts, ignore) in VENDOR.items():
+        for part in [*parts, "package.json"]:
+            source, target = npm / package / part, vendor / package / part
+            if not source.exists():
+                sys.exit(f"slides/build.py: {source} is missing; run `make slides` (npm ci) again")
+            target.parent.mkdir(parents=True, exist_ok=True)
+            if source.is_dir():
+                shutil.copytree(source, target, ignore=shutil.ignore_patterns(*ignore))
+            else:
+                shutil.copy2(source, target)
+    stamp.write_text(f"{npm}\n")
+    return True
+
+
+def write_index(out, decks):
+    """OUT/index.html: a link to each deck, with its title and slide count."""
+    rows = "\n".join(
+        f'    <li><a href="{html.escape(deck)}">{html.escape(name)}</a><span>{count} slides</span></li>'
+        for deck, name, count in decks
+    )
+    (out / "index.html").write_text(f"""<!DOCTYPE html>
+<html lang="en">
+<head>
+  <meta charset="utf-8">
+  <title>RNNs by hand: slides</title>
+  <style>
+    body {{ font: 28px/1.5 system-ui, "DejaVu Sans", sans-serif; color: #111; background: #fff;
+           max-width: 1100px; margin: 40px auto; padding: 0 30px; }}
+    h1 {{ font-size: 48px; margin-bottom: 0.2em; }}
+    ul {{ list-style: none; padding-left: 0; }}
+    li {{ margin: 0.35em 0; }}
+    a {{ color: #0645ad; font-weight: 600; text-decoration: none; }}
+    a:hover, a:focus {{ text-decoration: underline; }}
+    span {{ color: #555; font-size: 22px; margin-left: 0.8em; }}
+    p, kbd {{ font-size: 22px; }}
+    kbd {{ border: 1px solid #999; border-radius: 4px; padding: 0 6px; }}
+  </style>
+</head>
+<body>
+  <h1>RNNs by hand: slides</h1>
+  <ul>
+{rows}
+  </ul>
+  <p>Keys: <kbd>→</kbd>/<kbd>Space</kbd> next, <kbd>←</kbd> back, <kbd>Esc</kbd> overview,
+  <kbd>F</kbd> full screen, <kbd>S</kbd> speaker notes, <kbd>B</kbd> black screen, <kbd>?</kbd> all keys.</p>
+</body>
+</html>
+""")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--npm", type=Path, required=True, help="node_modules that npm ci filled")
+    parser.add_argument("--out", type=Path, required=True, help="where the decks go (e.g. build/slides)")
+    parser.add_argument("notebooks", type=Path, nargs="+")
+    args = parser.parse_args()
+    out = args.out
+    out.mkdir(parents=True, exist_ok=True)
+    if copy_vendor(args.npm, out / "vendor"):
+        print(f"copied the reveal.js, require.js, jQuery, MathJax and widget-renderer files into {out / 'vendor'}")
+    shutil.copy2(THEME, out / "vendor" / "reveal.js" / "dist" / "theme" / "rnns.css")
+
+    inputs = [Path(__file__), *TEMPLATES.rglob("*")]
+    newest_input = max(path.stat().st_mtime for path in inputs)
+    slides = None
+    decks = []
+    for notebook in sorted(args.notebooks):
+        nb = json.loads(notebook.read_text())
+        deck = out / f"{notebook.stem}.slides.html"
+        count = slide_count(nb)
+        decks.append((deck.name, title(nb, notebook.stem), count))
+        if deck.exists() and deck.stat().st_mtime >= max(newest_input, notebook.stat().st_mtime):
+            continue
+        start = time.monotonic()
+        slides = slides or exporter()
+        body, _ = slides.from_filename(str(notebook))
+        deck.write_text(LESSON_LINK.sub(lambda m: f'{m[1]}{m[2]}.slides.html{m[3] or ""}"', body))
+        print(f"{deck}: {count} slides ({time.monotonic() - start:.1f} s)")
+    wanted = {name for name, _, _ in decks}
+    for old in out.glob("*.slides.html"):
+        if old.name not in wanted:  # its notebook was renamed or removed
+            old.unlink()
+            print(f"removed {old}: no notebook")
+    write_index(out, decks)
+    print(f"{out / 'index.html'}: {len(decks)} decks, {sum(count for _, _, count in decks)} slides")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,203 @@
+"""Real browser: each slide deck of `make slides` presents from disk, with no network at all.
+
+Run by `make test-browser`, which runs `make slides` first. Each deck is opened from file:// (as an
+instructor opens it) in Debian's headless Chromium at 1280x720, with test_browser.py's launch flags
+and a fresh profile, HOME and TMPDIR in a folder under build/ that is removed afterwards. Any
+request that leaves the machine is aborted and fails the test. Checked per deck: reveal.js starts
+and counts the notebook's slides; MathJax typesets the first slide with display maths ($$) using
+its own fonts from vendor/; the explorer's plot (an ipywidgets Image, from the saved widget state)
+shows beside its sliders. Screenshots of the first slide, those three and the last (with every
+fragment shown): build/slides-screenshots/<deck>/slide-H-V.png.
+"""
+
+import json
+import re
+import shutil
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import sync_playwright
+from test_browser import CHROMIUM, CHROMIUM_FLAGS, sandbox_env
+
+ROOT = Path(__file__).resolve().parents[2]
+SLIDES = ROOT / "build" / "slides"
+SHOTS = ROOT / "build" / "slides-screenshots"
+NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+VIEWPORT = {"width": 1280, "height": 720}
+# Requests the page may make: files of the deck, and what the page makes itself.
+ON_MACHINE = re.compile(
+    r"^(file|data|blob|about|chrome-extension|devtools):|^(https?|wss?)://(127\.0\.0\.1|localhost|\[::1\])[:/]"
+)
+OFF_MACHINE = re.compile(
+    r"^(?!(file|data|blob|about|chrome-extension|devtools):|(https?|wss?)://(127\.0\.0\.1|localhost|\[::1\])[:/])"
+)
+PRESENT = ".reveal .slides > section.present > section.present"  # the slide on screen (a subslide section)
+MATHJAX_DONE_JS = "() => new Promise(done => MathJax.Hub.Queue(() => done(true)))"
+# Show slide (h, v) with all of its fragments, scrolled to its top.
+# (Showing fragments scrolls the slide to them: at once, since the browser asks for reduced motion.)
+SHOW_JS = """async ([h, v]) => {
+  Reveal.slide(h, v, 0);
+  const slide = Reveal.getCurrentSlide();
+  Reveal.slide(h, v, slide.querySelectorAll('.fragment').length - 1);
+  slide.scrollTop = 0;
+  await new Promise(done => MathJax.Hub.Queue(done));
+  return Reveal.getIndices(slide);
+}"""
+# Scroll the current slide (it scrolls by itself, not the page) so that element is in view.
+SCROLL_TO_JS = """element => {
+  const slide = Reveal.getCurrentSlide();
+  const below = (element.getBoundingClientRect().bottom - slide.getBoundingClientRect().bottom) / Reveal.getScale();
+  if (below > -60) slide.scrollTop += below + 60;
+}"""
+
+
+def cells_with_slides(notebook):
+    """Each cell with the (h, v) of the slide it is on (None before the first shown cell), as nbconvert places it."""
+    cells = json.loads(notebook.read_text())["cells"]
+    placed, h, v = [], None, 0
+    for cell in cells:
+        kind = cell.get("metadata", {}).get("slideshow", {}).get("slide_type") or "-"
+        if h is None and kind not in ("skip", "notes"):
+            h = 0  # the first shown cell opens the first slide, whatever its type
+        elif h is not None and kind == "slide":
+            h, v = h + 1, 0
+        elif h is not None and kind == "subslide":
+            v += 1
+        placed.append((cell, None if h is None or kind == "skip" else (h, v)))
+    return placed
+
+
+def first_slide(placed, wanted):
+    """The (h, v) of the first shown cell for which wanted(cell) holds, else None."""
+    return next((where for cell, where in placed if where and wanted(cell)), None)
+
+
+def has_display_maths(cell):
+    return cell["cell_type"] == "markdown" and "$$" in "".join(cell["source"])
+
+
+def has_printed_output(cell):
+    return cell["cell_type"] == "code" and any(out.get("output_type") == "stream" for out in cell.get("outputs", []))
+
+
+def has_widget(cell):
+    outputs = cell.get("outputs", [])
+    return any("application/vnd.jupyter.widget-view+json" in out.get("data", {}) for out in outputs)
+
+
+@pytest.fixture(scope="module")
+def in_chromium():
+    """Runs function(context, *args) against headless Chromium at 1280x720 (profile, HOME, TMPDIR under build/).
+
+    Playwright lives in a thread of its own: test_browser.py's session-wide sync Playwright may be
+    running in the main thread, and two sync Playwrights cannot share one thread.
+    """
+    if not (SLIDES / "index.html").exists():
+        pytest.fail("build/slides/ has no decks: `make test-browser` runs `make slides` first")
+    folder = Path(tempfile.mkdtemp(prefix="slides-sandbox-", dir=ROOT / "build"))
+    thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="slides-chromium")
+
+    def start():
+        playwright = sync_playwright().start()
+        context = playwright.chromium.launch_persistent_context(
+            str(folder / "chromium-profile"),
+            executable_path=CHROMIUM,
+            headless=True,
+            args=CHROMIUM_FLAGS,
+            env=sandbox_env(folder),
+            viewport=VIEWPORT,
+            reduced_motion="reduce",  # the decks then scroll at once, not smoothly
+        )
+        return playwright, context
+
+    def stop(playwright, context):
+        try:
+            context.close()
+        finally:
+            playwright.stop()
+
+    try:
+        playwright, context = thread.submit(start).result()
+        try:
+            yield lambda function, *args: thread.submit(function, context, *args).result()
+        finally:
+            thread.submit(stop, playwright, context).result()
+    finally:
+        thread.shutdown()
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.mark.parametrize("notebook", NOTEBOOKS, ids=lambda path: path.stem)
+def test_the_deck_presents_offline_with_its_slides_maths_and_widgets(in_chromium, notebook):
+    """reveal.js counts the notebook's slides; maths is typeset; the explorer's plot renders; nothing leaves the machine."""
+    in_chromium(check_deck, notebook)
+
+
+def check_deck(context, notebook):
+    """The checks of the test above, run in the Playwright thread."""
+    deck = SLIDES / f"{notebook.stem}.slides.html"
+    assert deck.exists(), f"no deck for {notebook.name}"
+    shots = SHOTS / notebook.stem
+    shutil.rmtree(shots, ignore_errors=True)
+    shots.mkdir(parents=True)
+    placed = cells_with_slides(notebook)
+    expected = len({where for _, where in placed if where})
+
+    page = context.new_page()
+    page.set_default_timeout(30_000)
+    off_machine, errors = [], []
+    page.route(OFF_MACHINE, lambda route: (off_machine.append(route.request.url), route.abort()))
+    page.on("request", lambda request: ON_MACHINE.match(request.url) or off_machine.append(request.url))
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.on("console", lambda message: message.type == "error" and errors.append(message.text))
+    try:
+        page.goto(deck.as_uri())
+        page.wait_for_function("() => window.Reveal && Reveal.isReady()")
+        assert page.evaluate("Reveal.getTotalSlides()") == expected
+        page.evaluate(MATHJAX_DONE_JS)
+        page.evaluate("document.fonts.ready.then(() => true)")
+        page.screenshot(path=shots / "slide-0-0.png")
+
+        maths = first_slide(placed, has_display_maths)
+        if maths:
+            shown = page.evaluate(SHOW_JS, list(maths))
+            assert (shown["h"], shown["v"]) == maths
+            present = page.locator(PRESENT)
+            assert present.locator(".MJXc-display").count() > 0, f"slide {maths}: no display maths typeset"
+            assert "$$" not in present.inner_text(), f"slide {maths}: raw $$ left on the slide"
+            assert page.locator(".MathJax_Error, .mjx-merror, .MathJax_CHTML .mjx-error").count() == 0
+            webfonts = page.evaluate(
+                "[...document.fonts].filter(f => /^MJXc-TeX-.*w$/.test(f.family) && f.status === 'loaded').length"
+            )
+            assert webfonts > 0, "MathJax's TeX fonts did not load from vendor/mathjax"
+            page.screenshot(path=shots / f"slide-{maths[0]}-{maths[1]}.png")
+
+        widget = first_slide(placed, has_widget)
+        if widget:
+            page.evaluate(SHOW_JS, list(widget))
+            present = page.locator(PRESENT)
+            image = present.locator("img.widget-image").first
+            image.wait_for(state="visible")
+            assert present.locator(".widget-slider").count() > 0, f"slide {widget}: the explorer's sliders are missing"
+            image.evaluate("img => img.decode()")
+            assert image.evaluate("img => img.naturalWidth > 100 && img.naturalHeight > 100"), "the plot is empty"
+            image.evaluate(SCROLL_TO_JS)
+            box = image.bounding_box()
+            assert box and box["y"] >= 0 and box["y"] + box["height"] <= VIEWPORT["height"] + 1, box
+            page.screenshot(path=shots / f"slide-{widget[0]}-{widget[1]}.png")
+
+        # Code with printed output, and the last slide: screenshots only.
+        for where in (first_slide(placed, has_printed_output), max(where for _, where in placed if where)):
+            if where:
+                page.evaluate(SHOW_JS, list(where))
+                page.screenshot(path=shots / f"slide-{where[0]}-{where[1]}.png")
+        assert not errors, f"errors in the page: {errors}"
+        assert not off_machine, f"the deck tried to reach the network: {sorted(set(off_machine))}"
+    except Exception as error:
+        if off_machine:  # the likely cause of whatever failed: say so first
+            raise AssertionError(f"the deck tried to reach the network: {sorted(set(off_machine))}") from error
+        raise
+    finally:
+        page.close()

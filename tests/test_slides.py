@@ -1,0 +1,186 @@
+"""The slide decks of `make slides`: one per notebook, with the notebook's slides, and fully offline.
+
+Reads build/slides/ (it does not build it): skipped when there are no decks, and for a deck older
+than its notebook. `make test` and `make test-browser` run `make slides` first, so in CI every
+deck is fresh and checked. tests/browser/test_slides.py opens the decks in Chromium.
+"""
+
+import json
+import re
+from html.parser import HTMLParser
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+SLIDES = ROOT / "build" / "slides"
+NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+LOCAL_HOSTS = {"localhost", "127.0.0.1", "[::1]", "::1"}
+# Attributes whose URL the browser loads or follows.
+URL_ATTRIBUTES = {"src", "href", "srcset", "data", "poster", "action", "formaction", "xlink:href", "background"}
+CSS_URL = re.compile(r"""url\(\s*["']?([^"')\s]+)|@import\s+["']([^"']+)""")
+CSS_COMMENT = re.compile(r"/\*.*?\*/", re.S)
+# In JavaScript: `import ... from "x"`, `import("x")`, any string literal that is a URL, and the
+# vendor/ paths that require() and the widget loader get.
+JS_URL = re.compile(
+    r"""\bfrom\s*["']([^"']+)|\bimport\s*\(\s*["']([^"']+)|["']((?:[a-z][a-z0-9+.-]*:)?//[^"'\s]*)["']"""
+    r"""|["'](vendor/[^"'\s]+)["']""",
+    re.I,
+)
+ANY_URL = re.compile(r"\b(?:https?|wss?|ftp)://[^\s\"'<>()\\]+", re.I)
+JS_TYPES = {"", "text/javascript", "application/javascript", "module", "text/x-mathjax-config"}
+
+pytestmark = pytest.mark.skipif(
+    not (SLIDES / "index.html").exists(), reason="build/slides/ has no decks: run `make slides` first"
+)
+
+
+class Deck(HTMLParser):
+    """What a deck's HTML holds: URLs (with where each is), slide sections, notes, fragments."""
+
+    def __init__(self, text):
+        super().__init__(convert_charrefs=True)
+        self.urls = []  # (where, url)
+        self.sections = []  # the section nesting depth at which each <section> opens
+        self.depth = 0
+        self.notes = self.fragments = 0
+        self._in = None  # "script" or "style" while inside one, with its code collected
+        self._code = []
+        self.feed(text)
+        self.close()
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        for name, value in attrs.items():
+            if name in URL_ATTRIBUTES and value:
+                urls = [part.split()[0] for part in value.split(",") if part.strip()] if name == "srcset" else [value]
+                self.urls += [(f"<{tag} {name}>", url) for url in urls]
+            if name == "style" and value:
+                self.css(f"<{tag} style>", value)
+        classes = (attrs.get("class") or "").split()
+        if tag == "section":
+            self.depth += 1
+            self.sections.append(self.depth)
+        elif tag == "aside" and "notes" in classes:
+            self.notes += 1
+        elif tag == "div" and "fragment" in classes:
+            self.fragments += 1
+        elif tag == "script" and (attrs.get("type") or "").lower() in JS_TYPES:
+            self._in, self._code = "script", []
+        elif tag == "style":
+            self._in, self._code = "style", []
+
+    def handle_endtag(self, tag):
+        if tag == "section":
+            self.depth -= 1
+        elif tag == self._in:
+            code, self._in = "".join(self._code), None
+            if tag == "style":
+                self.css("<style>", code)
+            else:
+                for match in JS_URL.finditer(code):
+                    self.urls.append(("<script>", next(group for group in match.groups() if group)))
+
+    def handle_data(self, data):
+        if self._in:
+            self._code.append(data)
+
+    def css(self, where, code):
+        for match in CSS_URL.finditer(CSS_COMMENT.sub("", code)):
+            self.urls.append((where, match[1] or match[2]))
+
+
+def remote(url):
+    """Whether url points off this machine (an absolute or protocol-relative URL to another host)."""
+    parts = urlsplit(url.strip())
+    if parts.scheme in ("", "file", "data", "blob", "about", "javascript", "mailto") and not url.strip().startswith(
+        "//"
+    ):
+        return False
+    return (parts.hostname or "") not in LOCAL_HOSTS
+
+
+def slide_types(nb):
+    return [cell.get("metadata", {}).get("slideshow", {}).get("slide_type") or "-" for cell in nb["cells"]]
+
+
+def expected(nb):
+    """(slides, fragments, notes) as nbconvert makes them: the first shown cell opens the first slide."""
+    types = slide_types(nb)
+    first = next(i for i, kind in enumerate(types) if kind not in ("skip", "notes"))
+    rest = types[first + 1 :]
+    return 1 + sum(kind in ("slide", "subslide") for kind in rest), rest.count("fragment"), types.count("notes")
+
+
+def fresh_deck(notebook):
+    """The deck of notebook, parsed; skips when it is older than the notebook."""
+    deck = SLIDES / f"{notebook.stem}.slides.html"
+    assert deck.exists(), f"no deck for {notebook.name}: `make slides` should have written {deck}"
+    if deck.stat().st_mtime < notebook.stat().st_mtime:
+        pytest.skip(f"{deck.name} is older than {notebook.name}: run `make slides`")
+    return deck, Deck(deck.read_text())
+
+
+def test_every_notebook_has_a_deck_and_the_index_links_each_deck():
+    """build/slides/ has NN_name.slides.html for each notebook, no other deck, and index.html links them all."""
+    wanted = {f"{notebook.stem}.slides.html" for notebook in NOTEBOOKS}
+    assert NOTEBOOKS, "no notebooks found"
+    assert {deck.name for deck in SLIDES.glob("*.slides.html")} == wanted
+    links = {url for where, url in Deck((SLIDES / "index.html").read_text()).urls if where == "<a href>"}
+    assert links == wanted
+
+
+@pytest.mark.parametrize("notebook", NOTEBOOKS, ids=lambda path: path.stem)
+def test_the_deck_loads_nothing_from_the_network_and_every_local_file_it_names_exists(notebook):
+    """No src/href/CSS url()/@import/JS import or URL string points off the machine; local paths resolve."""
+    deck, parsed = fresh_deck(notebook)
+    assert parsed.urls, "found no URL at all: the parser is broken"
+    offenders = [f"{where} {url}" for where, url in parsed.urls if remote(url)]
+    assert not offenders, f"{deck.name} loads from the network:\n" + "\n".join(offenders)
+    # Belt and braces: no http(s) URL to another host anywhere outside CSS comments (attributions).
+    loose = [url for url in ANY_URL.findall(CSS_COMMENT.sub("", deck.read_text())) if remote(url)]
+    assert not loose, f"{deck.name} names remote URLs: {sorted(set(loose))}"
+
+    # What the deck loads must be there; a link (<a href>) may lead to a lesson not written yet.
+    local = {
+        unquote(urlsplit(url).path) for where, url in parsed.urls if not urlsplit(url).scheme and where != "<a href>"
+    }
+    local = {path for path in local if path and not path.startswith(("#", "/"))}
+    assert any(path.startswith("vendor/") for path in local), "the deck names no vendor/ file"
+    missing = sorted(path for path in local if not (deck.parent / path).exists())
+    assert not missing, f"{deck.name} names local files that are not in build/slides/: {missing}"
+
+
+@pytest.mark.parametrize("notebook", NOTEBOOKS, ids=lambda path: path.stem)
+def test_the_deck_has_the_notebooks_slides_fragments_and_notes(notebook):
+    """One reveal.js slide per cell of type slide or subslide, a fragment per fragment cell, notes as <aside class="notes">."""
+    _, parsed = fresh_deck(notebook)
+    slides, fragments, notes = expected(json.loads(notebook.read_text()))
+    assert parsed.depth == 0, "unbalanced <section> tags"
+    assert set(parsed.sections) == {1, 2}, "slides nest deeper than slide > subslide"
+    assert parsed.sections.count(2) == slides  # every slide holds one or more subslide sections
+    assert parsed.fragments == fragments
+    assert parsed.notes == notes
+
+
+def test_the_url_checks_catch_what_they_should():
+    """The parser and remote() flag CDN loads in each form a deck could carry them, and pass local ones."""
+    page = """<link href="https://cdn.example.org/a.css"><script src="//cdn.example.org/b.js"></script>
+    <img srcset="x.png 1x, http://example.org/y.png 2x"><div style="background: url('http://e.org/i.png')"></div>
+    <style>/* https://attribution.example.org */ @import "https://fonts.example.org/f.css";</style>
+    <script>var s = 'https://unpkg.com/x.js'; require(["vendor/r.js"]);</script>
+    <script type="module">import m from "https://cdn.example.org/m.mjs";</script>
+    <a href="http://localhost:8888/lab">local</a><a href="#top">top</a><img src="data:image/png;base64,AA">"""
+    flagged = sorted(url for _, url in Deck(page).urls if remote(url))
+    assert flagged == sorted(
+        [
+            "https://cdn.example.org/a.css",
+            "//cdn.example.org/b.js",
+            "http://example.org/y.png",
+            "http://e.org/i.png",
+            "https://fonts.example.org/f.css",
+            "https://unpkg.com/x.js",
+            "https://cdn.example.org/m.mjs",
+        ]
+    )
