@@ -84,3 +84,19 @@ def test_every_cell_carries_slide_metadata(path):
     for cell in load(path).cells:
         slide_type = cell.metadata.get("slideshow", {}).get("slide_type")
         assert slide_type in SLIDE_TYPES, f"{path.name}: {cell.source[:40]!r} has slide_type {slide_type!r}"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_notebook_ends_with_2_to_4_checked_exercises_all_registered(path):
+    """The Exercises section numbers 2-4 exercises; its checks and helpers.solutions name the same keys."""
+    from helpers import exercises
+
+    nb = load(path)
+    number = path.name[:2]
+    section = markdown(nb).split("## Exercises")[-1]
+    assert 2 <= len(re.findall(r"^\*\*\d+\. ", section, flags=re.M)) <= 4, f"{path.name}: 2-4 exercises"
+    code = "\n".join(c.source for c in code_cells(nb))
+    checked = re.findall(r'helpers\.exercises\.check\("([^"]+)"', code)
+    registered = sorted(key for key in exercises.exercises() if key.startswith(f"{number}."))
+    assert checked, f"{path.name} checks no exercise"
+    assert sorted(checked) == registered, f"{path.name} checks {sorted(checked)}; helpers.solutions has {registered}"

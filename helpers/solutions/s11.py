@@ -1,0 +1,129 @@
+"""Exercises of notebooks/11_gru.ipynb."""
+
+import math
+
+import torch
+from torch import nn
+
+from helpers.exercises import Exercise, Mistake
+
+
+def _count(module):
+    return sum(p.numel() for p in module.parameters())
+
+
+def _new(cls, *args, **kwargs):
+    with torch.random.fork_rng(devices=[]):  # a new layer draws random weights; leave the student's RNG alone
+        return cls(*args, **kwargs)
+
+
+def _z_rows():
+    """The rows of weight_ih_l0 in nn.GRU(1, 4) that feed the update gate z, found by probing torch's layer.
+
+    Every parameter 0 except one row of weight_ih_l0, set to 30; x = 1, h_0 = 0.5. With all else 0,
+    r = z = 0.5 and n = 0, so h_1 = 0.25, except in the unit whose z that row opens: z = 1 keeps h_0 = 0.5.
+    (A row of r changes nothing, as h_{t-1} W_hn = 0; a row of n gives h_1 = 0.75.)
+    """
+    gru = _new(nn.GRU, input_size=1, hidden_size=4)
+    rows = []
+    for row in range(3 * gru.hidden_size):
+        with torch.no_grad():
+            for p in gru.parameters():
+                p.zero_()
+            gru.weight_ih_l0[row] = 30.0
+            _, h_n = gru(torch.ones(1, 1, 1), torch.full((1, 1, 4), 0.5))
+        if torch.isclose(h_n, torch.tensor(0.5)).any():
+            rows.append(row)
+    return torch.tensor(rows)
+
+
+B_IZ = math.log(3.0)  # exercise 3's update-gate bias: sigma(ln 3) = 3 / 4
+X_1, H_0 = 1.0, 0.4
+
+
+def _gru_step(paper=False, z_swapped=False):
+    """h_1 of exercise 3's 1-unit GRU: torch's layer, or the same numbers with a typical mistake."""
+    gru = _new(nn.GRU, input_size=1, hidden_size=1)
+    with torch.no_grad():
+        for p in gru.parameters():
+            p.zero_()
+        gru.weight_ih_l0[2, 0] = 1.0  # w_in (rows r, z, n)
+        gru.weight_hh_l0[2, 0] = 1.0  # w_hn
+        gru.bias_hh_l0[2] = 1.0  # b_hn
+        gru.bias_ih_l0[1] = B_IZ  # b_iz
+        if not (paper or z_swapped):
+            return gru(torch.full((1, 1, 1), X_1), torch.full((1, 1, 1), H_0))[1].item()
+    r, z = 0.5, torch.sigmoid(torch.tensor(B_IZ)).item()
+    n = math.tanh(X_1 + (H_0 * r + 1.0 if paper else r * (H_0 + 1.0)))  # the paper resets h before the product
+    return z * n + (1 - z) * H_0 if z_swapped else (1 - z) * n + z * H_0
+
+
+EXERCISES = [
+    Exercise(
+        key="11.parameter_count",
+        question="the number of parameters of nn.GRU(10, 20): one layer, with bias",
+        solution=lambda: _count(_new(nn.GRU, 10, 20)),
+        explanation=(
+            "Three blocks (r, z, n) of hidden_size = 20 rows: weight_ih_l0 (60, 10) = 600, weight_hh_l0 (60, 20) "
+            "= 1200, bias_ih_l0 and bias_hh_l0 60 each: G H (I + H) + 2 G H = 3 * 20 * 30 + 2 * 60 = 1920."
+        ),
+        mistakes=(
+            Mistake(
+                lambda: _count(_new(nn.GRU, 10, 20, bias=False)), "That is without the biases: there are two, 3H each."
+            ),
+            Mistake(lambda: 1920 - 60, "One bias short: a GRU has bias_ih_l0 and bias_hh_l0, 3H = 60 numbers each."),
+            Mistake(lambda: _count(_new(nn.LSTM, 10, 20)), "That is an LSTM's count: four blocks. A GRU has three."),
+            Mistake(
+                lambda: _count(_new(nn.RNN, 10, 20)), "That is nn.RNN's count: one block. A GRU has three, r, z, n."
+            ),
+        ),
+    ),
+    Exercise(
+        key="11.z_rows",
+        question="the rows of weight_ih_l0 that hold the update gate z, for a GRU with hidden_size=4",
+        solution=_z_rows,
+        explanation=(
+            "torch stacks the blocks in the order r, z, n, each hidden_size = 4 rows: z is rows 4:8, i.e. "
+            "4, 5, 6, 7 (weight_ih_l0[4:8], or weight_ih_l0.chunk(3)[1])."
+        ),
+        mistakes=(
+            Mistake(
+                lambda: torch.arange(0, 4),
+                "Rows 0:4 are the reset gate r. That z comes first is Keras's order (z, r, h); torch's is r, z, n.",
+            ),
+            Mistake(lambda: torch.arange(8, 12), "Rows 8:12 are the candidate n, the third block."),
+            Mistake(
+                lambda: torch.tensor([1]), "Each gate has a block of hidden_size rows, one per unit, not a single row."
+            ),
+            Mistake(
+                lambda: torch.arange(4, 9),
+                "One row too many: a Python slice 4:8 ends before 8, so the rows are 4 up to 7.",
+            ),
+        ),
+    ),
+    Exercise(
+        key="11.h_1",
+        question="h_1 of a 1-unit GRU with w_in = w_hn = b_hn = 1, b_iz = ln 3, all else 0, from x_1 = 1, h_0 = 0.4",
+        solution=_gru_step,
+        explanation=(
+            "r_1 = sigma(0) = 0.5 and z_1 = sigma(ln 3) = 0.75. torch resets after the product: "
+            "n_1 = tanh(w_in x_1 + r_1 (w_hn h_0 + b_hn)) = tanh(1 + 0.5 * 1.4) = tanh(1.7) = 0.9354. "
+            "h_1 = (1 - z_1) n_1 + z_1 h_0 = 0.25 * 0.9354 + 0.75 * 0.4 = 0.5339."
+        ),
+        mistakes=(
+            Mistake(
+                lambda: _gru_step(paper=True),
+                "That is the paper's GRU, which resets h before the product: tanh(1 + 1 * (0.5 * 0.4) + 1). torch "
+                "applies r to the whole h_{t-1} W_hn^T + b_hn, b_hn included.",
+            ),
+            Mistake(
+                lambda: _gru_step(z_swapped=True),
+                "z and 1 - z are swapped: z is the share of the old state kept, h_1 = (1 - z) n + z h_0.",
+            ),
+            Mistake(
+                lambda: math.tanh(1.7),
+                "That is n_1, the candidate. h_1 mixes it with h_0, weighted by the update gate z.",
+            ),
+        ),
+    ),
+]
