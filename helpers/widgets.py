@@ -30,6 +30,27 @@ MAX_CONTROLS = 24  # more sliders than this is a wall, not an experiment
 CONTROL_NAME = re.compile(r"(?P<tensor>\w+)(\[(?P<index>[\d, ]+)\])?")
 
 
+def _show_widget(self, **kwargs):
+    """Display as self.widget; the text form is the short repr (stable, for nbval)."""
+    bundle = self.widget._repr_mimebundle_(**kwargs)
+    bundle["text/plain"] = repr(self)
+    return bundle
+
+
+def _png(canvas):
+    """The canvas as PNG bytes; light compression, since speed matters more than size here."""
+    width, height = canvas.get_width_height()
+    picture = PILImage.frombuffer("RGBA", (width, height), canvas.buffer_rgba(), "raw", "RGBA", 0, 1)
+    buffer = io.BytesIO()
+    picture.save(buffer, format="png", compress_level=1)
+    return buffer.getvalue()
+
+
+def _error_html(error):
+    """An exception as red text beside a plot: a callback's errors otherwise reach only the browser console."""
+    return f'<pre style="color:#D55E00">{type(error).__name__}: {html.escape(str(error))}</pre>'
+
+
 def explore(module, input, hx=None, controls=None, slider_range=2.0):
     """Sliders for `module`'s weights (or the chosen `controls`) beside a plot of its states.
 
@@ -74,11 +95,7 @@ class Explorer:
     def __repr__(self):
         return f"Explorer({self.module!r}, {len(self.controls)} controls: {', '.join(self.controls)})"
 
-    def _repr_mimebundle_(self, **kwargs):
-        """Display as the widget; the text form is the short repr (stable, for nbval)."""
-        bundle = self.widget._repr_mimebundle_(**kwargs)
-        bundle["text/plain"] = repr(self)
-        return bundle
+    _repr_mimebundle_ = _show_widget
 
     def _choose(self, controls):
         """Map each control name to the tensor and index its slider sets."""
@@ -176,9 +193,8 @@ class Explorer:
                 self.trace = trace(self.module, self.input, self.hx)
             self._redraw(full=not self._fits())
             self.last_error, self.status.value = None, ""
-        except Exception as error:  # a callback's errors are otherwise only in the browser console
-            self.last_error = error
-            self.status.value = f'<pre style="color:#D55E00">{type(error).__name__}: {html.escape(str(error))}</pre>'
+        except Exception as error:  # shown beside the plot, kept in last_error
+            self.last_error, self.status.value = error, _error_html(error)
 
     def _is_stale_echo(self, name, value):
         """Undo a browser's late echo of an older value that code set; True if it was one.
@@ -221,16 +237,65 @@ class Explorer:
         for lines in self._lines.values():
             for line in lines:
                 line.axes.draw_artist(line)
-        self.image.value = self._png()
+        self.image.value = _png(self._canvas)
 
     def _states(self, layer, direction):
         states = self.trace.stack("h", layer, direction)
         return states[:, 0] if self.trace.batched else states  # the first sequence of a batch
 
-    def _png(self):
-        """The canvas as PNG bytes; light compression, since speed matters more than size here."""
-        width, height = self._canvas.get_width_height()
-        picture = PILImage.frombuffer("RGBA", (width, height), self._canvas.buffer_rgba(), "raw", "RGBA", 0, 1)
-        buffer = io.BytesIO()
-        picture.save(buffer, format="png", compress_level=1)
-        return buffer.getvalue()
+
+def panel(figure, controls, update):
+    """Controls above an off-screen figure that `update` changes whenever one of them moves.
+
+    `figure` is a matplotlib.figure.Figure (pyplot's figures would also show as a cell output);
+    `controls` maps names to ipywidgets with a value (sliders, toggle buttons, ...); `update` is
+    called as update(**values), one keyword per control, and changes the figure's artists. The
+    panel then redraws the figure into an ipywidgets.Image, so the picture lives in the widget
+    state, as the explorer's does. Introduced in notebooks/12_gradients_through_time.ipynb.
+    """
+    return Panel(figure, controls, update)
+
+
+class Panel:
+    """A figure drawn off screen, the controls that change it, and the image they update."""
+
+    def __init__(self, figure, controls, update):
+        if not isinstance(figure, Figure):
+            raise TypeError(f"panel: figure must be a matplotlib.figure.Figure, not {type(figure).__name__}.")
+        if not isinstance(controls, dict) or not all(isinstance(c, widgets.ValueWidget) for c in controls.values()):
+            raise TypeError("panel: controls must be a dict from names to ipywidgets with a value, e.g. sliders.")
+        if not callable(update):
+            raise TypeError(f"panel: update must be a function of the controls' values, not {type(update).__name__}.")
+        self.figure, self.controls, self._update = figure, dict(controls), update
+        self._canvas = FigureCanvasAgg(figure)
+        self.image = widgets.Image(format="png", layout=widgets.Layout(width=f"{self._canvas.get_width_height()[0]}px"))
+        self.status = widgets.HTML()  # errors raised by update appear here
+        self.last_error = None  # the exception of the last failed update, also shown in the widget
+        self._draw()  # a mistake in update fails here, in the cell that made the panel
+        for control in self.controls.values():
+            control.observe(self._on_change, names="value")
+        self.widget = widgets.VBox([widgets.HBox(list(self.controls.values())), self.image, self.status])
+
+    def __repr__(self):
+        return f"Panel({len(self.controls)} controls: {', '.join(self.controls)})"
+
+    _repr_mimebundle_ = _show_widget
+
+    @property
+    def values(self):
+        """The controls' current values, by name."""
+        return {name: control.value for name, control in self.controls.items()}
+
+    def _draw(self):
+        """Let update change the figure, then store its PNG."""
+        self._update(**self.values)
+        self._canvas.draw()
+        self.image.value = _png(self._canvas)
+
+    def _on_change(self, change):
+        """Redraw; show any error beside the plot."""
+        try:
+            self._draw()
+            self.last_error, self.status.value = None, ""
+        except Exception as error:
+            self.last_error, self.status.value = error, _error_html(error)

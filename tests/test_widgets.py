@@ -1,10 +1,13 @@
-"""helpers.widgets.explore: sliders that set weights and redraw hidden states in place."""
+"""helpers.widgets: the explorer's sliders that set weights and redraw hidden states in place; panels."""
 
+import re
 import tracemalloc
 
+import ipywidgets
 import matplotlib.pyplot as plt
 import pytest
 import torch
+from matplotlib.figure import Figure
 from torch import nn
 
 import helpers
@@ -187,3 +190,73 @@ def test_an_lstm_state_pair_is_copied_and_used():
     explorer.controls["bias_hh_l0[2]"].value = 1.0
     assert explorer.last_error is None
     assert torch.equal(explorer.trace.output, helpers.unroll(explorer.module, PULSE, state)[0])
+
+
+def line_panel():
+    """A panel whose slider sets the slope of one line, and the figure, line and slider it uses."""
+    figure = Figure(figsize=(3, 2))
+    ax = figure.subplots()
+    (line,) = ax.plot([0, 1, 2], [0, 0, 0])
+    slope = ipywidgets.FloatSlider(value=0.0, min=-1.0, max=1.0)
+
+    def update(slope):
+        line.set_ydata([0, slope, 2 * slope])
+
+    return helpers.widgets.panel(figure, {"slope": slope}, update), line, slope
+
+
+def test_a_panel_calls_update_with_every_value_and_stores_a_new_png():
+    """Moving a control calls update(slope=...) and replaces the image; nothing goes through pyplot."""
+    figures = plt.get_fignums()
+    panel, line, slope = line_panel()
+    before = bytes(panel.image.value)
+    assert before.startswith(b"\x89PNG") and list(line.get_ydata()) == [0, 0, 0]
+    slope.value = 0.5
+    assert list(line.get_ydata()) == [0, 0.5, 1.0] and panel.values == {"slope": 0.5}
+    assert bytes(panel.image.value) != before and panel.last_error is None
+    assert plt.get_fignums() == figures
+    assert repr(panel) == "Panel(1 controls: slope)"
+    assert panel._repr_mimebundle_()["text/plain"] == repr(panel)
+
+
+def test_a_panel_shows_an_error_in_update_and_recovers():
+    """An exception in update lands in the status line and last_error; the next good value clears it."""
+    figure = Figure()
+    ax = figure.subplots()
+    (line,) = ax.plot([0, 1], [0, 0])
+    radius = ipywidgets.FloatSlider(value=0.5, min=0.0, max=2.0)
+
+    def update(radius):
+        if radius > 1:
+            raise ValueError("radius above 1")
+        line.set_ydata([0, radius])
+
+    panel = helpers.widgets.panel(figure, {"radius": radius}, update)
+    radius.value = 1.5
+    assert "ValueError: radius above 1" in panel.status.value and isinstance(panel.last_error, ValueError)
+    radius.value = 0.7
+    assert panel.status.value == "" and panel.last_error is None
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        ((None, {}, print), "figure must be a matplotlib.figure.Figure, not NoneType"),
+        ((Figure(), [ipywidgets.FloatSlider()], print), "controls must be a dict from names to ipywidgets"),
+        ((Figure(), {"a": 1.0}, print), "controls must be a dict from names to ipywidgets"),
+        ((Figure(), {}, "redraw"), "update must be a function of the controls' values, not str"),
+    ],
+)
+def test_a_panel_explains_wrong_arguments(args, message):
+    with pytest.raises(TypeError, match=re.escape(message)):
+        helpers.widgets.panel(*args)
+
+
+def test_a_mistake_in_update_fails_where_the_panel_is_made():
+    """The first draw runs update in the creating cell, so a typo there raises at once."""
+
+    def update(slope):
+        raise NameError("name 'lin' is not defined")
+
+    with pytest.raises(NameError, match="lin"):
+        helpers.widgets.panel(Figure(), {"slope": ipywidgets.FloatSlider()}, update)
