@@ -34,8 +34,8 @@ lab: setup ## Start JupyterLab on 127.0.0.1 (with a token), opened on notebooks/
 
 test: setup lint slides unit nbval ## Lint, build the slides, unit tests, and every notebook's stored outputs (strict nbval)
 
-unit: setup ## Unit and property tests of helpers
-	$(BIN)/python -m pytest -q -n 2 tests
+unit: setup ## Unit and property tests of helpers (one process: two workers fight over torch's two threads)
+	$(BIN)/python -m pytest -q tests
 
 nbval: setup ## Re-run every notebook and compare each cell with its stored output (strict)
 	$(BIN)/python -m pytest -q -n 2 --dist loadfile -p no:cacheprovider --nbval \
