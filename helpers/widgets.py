@@ -6,6 +6,9 @@ lines of one Matplotlib figure drawn off screen (only the lines are redrawn, ove
 background), and replaces the PNG of an `ipywidgets.Image`. The picture lives in the widget's
 state, so it also shows in a saved notebook, static HTML and slides, and nbval sees no cell
 output that changes. Introduced in notebooks/01_scalar_rnn.ipynb.
+
+`panel(figure, controls, update)` gives any figure the same image path: its controls call
+`update` and the figure is redrawn into the panel's image (notebook 12).
 """
 
 import collections
