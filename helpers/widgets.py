@@ -13,6 +13,7 @@ output that changes. Introduced in notebooks/01_scalar_rnn.ipynb.
 
 import collections
 import copy
+import functools
 import html
 import io
 import itertools
@@ -54,6 +55,45 @@ def _error_html(error):
     return f'<pre style="color:#D55E00">{type(error).__name__}: {html.escape(str(error))}</pre>'
 
 
+class _EchoGuard:
+    """Undoes a browser's late echo of an older value that code set on a control (ipywidgets#3951).
+
+    When code sets a slider, the browser snaps the value to the slider's steps and, if that
+    changed its last digit, sends it back. After several quick sets (a loop in a cell) these
+    echoes arrive after the newest value and would replace it, so an echo of an older value is
+    answered by setting the newest one again.
+    """
+
+    def __init__(self, control):
+        self.control = control
+        self.recent = collections.deque(maxlen=32)  # values set from code, newest last
+        self.restoring = False
+
+    def is_stale(self, value):
+        """True if `value` is a late echo of an older value set from code (then undone)."""
+        from_browser = "value" in self.control._property_lock  # set by ipywidgets while applying browser state
+        if not from_browser or self.restoring:
+            self.recent.append(value)
+            return False
+        if any(_same_value(value, v) for v in self.recent):
+            if not _same_value(value, self.recent[-1]):
+                self.restoring = True
+                try:
+                    self.control.value = self.recent[-1]
+                finally:
+                    self.restoring = False
+                return True
+        else:
+            self.recent.clear()  # a real move in the browser: older code-set values no longer matter
+        return False
+
+
+def _same_value(a, b):
+    if isinstance(a, float) and isinstance(b, float):
+        return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-12)
+    return a == b
+
+
 def explore(module, input, hx=None, controls=None, slider_range=2.0):
     """Sliders for `module`'s weights (or the chosen `controls`) beside a plot of its states.
 
@@ -82,8 +122,7 @@ class Explorer:
         self.last_error = None  # the exception of the last failed update, also shown in the widget
         self._targets = self._choose(controls)  # name -> (tensor, index)
         self.controls = {name: self._slider(name, slider_range) for name in self._targets}
-        self._set_in_code = {name: collections.deque(maxlen=32) for name in self.controls}  # see _is_stale_echo
-        self._restoring = False
+        self._echoes = {name: _EchoGuard(slider) for name, slider in self.controls.items()}
         self.figure = Figure(figsize=(6, 3.2 + 1.4 * (self.trace.num_layers - 1)), dpi=100, layout="constrained")
         self._canvas = FigureCanvasAgg(self.figure)
         self._lines = self._draw_axes()
@@ -187,7 +226,7 @@ class Explorer:
 
     def _on_change(self, name, value):
         """Set one number, re-compute, redraw; show any error beside the plot."""
-        if self._is_stale_echo(name, value):
+        if self._echoes[name].is_stale(value):
             return
         try:
             tensor, index = self._targets[name]
@@ -198,31 +237,6 @@ class Explorer:
             self.last_error, self.status.value = None, ""
         except Exception as error:  # shown beside the plot, kept in last_error
             self.last_error, self.status.value = error, _error_html(error)
-
-    def _is_stale_echo(self, name, value):
-        """Undo a browser's late echo of an older value that code set; True if it was one.
-
-        When code sets a slider, the browser snaps the value to the slider's steps and, if that
-        changed its last digit, sends it back. After several quick sets (a loop in a cell) these
-        echoes arrive after the newest value and would replace it (ipywidgets issue 3951), so an
-        echo of an older value is answered by setting the newest one again.
-        """
-        slider, recent = self.controls[name], self._set_in_code[name]
-        from_browser = "value" in slider._property_lock  # set by ipywidgets while applying browser state
-        if not from_browser or self._restoring:
-            recent.append(value)
-            return False
-        if any(math.isclose(value, v, rel_tol=1e-9, abs_tol=1e-12) for v in recent):
-            if not math.isclose(value, recent[-1], rel_tol=1e-9, abs_tol=1e-12):
-                self._restoring = True
-                try:
-                    slider.value = recent[-1]
-                finally:
-                    self._restoring = False
-                return True
-        else:
-            recent.clear()  # a real move in the browser: older code-set values no longer matter
-        return False
 
     def _redraw(self, full):
         """Update the lines; redraw the background only when the axes changed; store a PNG."""
@@ -265,7 +279,11 @@ class Panel:
     def __init__(self, figure, controls, update):
         if not isinstance(figure, Figure):
             raise TypeError(f"panel: figure must be a matplotlib.figure.Figure, not {type(figure).__name__}.")
-        if not isinstance(controls, dict) or not all(isinstance(c, widgets.ValueWidget) for c in controls.values()):
+        if (
+            not isinstance(controls, dict)
+            or not controls
+            or not all(isinstance(c, widgets.ValueWidget) for c in controls.values())
+        ):
             raise TypeError("panel: controls must be a dict from names to ipywidgets with a value, e.g. sliders.")
         if not callable(update):
             raise TypeError(f"panel: update must be a function of the controls' values, not {type(update).__name__}.")
@@ -276,7 +294,7 @@ class Panel:
         self.last_error = None  # the exception of the last failed update, also shown in the widget
         self._draw()  # a mistake in update fails here, in the cell that made the panel
         for control in self.controls.values():
-            control.observe(self._on_change, names="value")
+            control.observe(functools.partial(self._on_change, _EchoGuard(control)), names="value")
         self.widget = widgets.VBox([widgets.HBox(list(self.controls.values())), self.image, self.status])
 
     def __repr__(self):
@@ -295,8 +313,10 @@ class Panel:
         self._canvas.draw()
         self.image.value = _png(self._canvas)
 
-    def _on_change(self, change):
-        """Redraw; show any error beside the plot."""
+    def _on_change(self, echoes, change):
+        """Redraw (unless the change is a stale echo); show any error beside the plot."""
+        if echoes.is_stale(change["new"]):
+            return
         try:
             self._draw()
             self.last_error, self.status.value = None, ""

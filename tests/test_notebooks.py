@@ -93,6 +93,7 @@ def test_notebook_ends_with_2_to_4_checked_exercises_all_registered(path):
 
     nb = load(path)
     number = path.name[:2]
+    assert "## Exercises" in markdown(nb), f"{path.name} has no Exercises section"
     section = markdown(nb).split("## Exercises")[-1]
     assert 2 <= len(re.findall(r"^\*\*\d+\. ", section, flags=re.M)) <= 4, f"{path.name}: 2-4 exercises"
     code = "\n".join(c.source for c in code_cells(nb))

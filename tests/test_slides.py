@@ -31,7 +31,7 @@ JS_URL = re.compile(
 ANY_URL = re.compile(r"\b(?:https?|wss?|ftp)://[^\s\"'<>()\\]+", re.I)
 JS_TYPES = {"", "text/javascript", "application/javascript", "module", "text/x-mathjax-config"}
 
-pytestmark = pytest.mark.skipif(
+needs_decks = pytest.mark.skipif(
     not (SLIDES / "index.html").exists(), reason="build/slides/ has no decks: run `make slides` first"
 )
 
@@ -122,6 +122,7 @@ def fresh_deck(notebook):
     return deck, Deck(deck.read_text())
 
 
+@needs_decks
 def test_every_notebook_has_a_deck_and_the_index_links_each_deck():
     """build/slides/ has NN_name.slides.html for each notebook, no other deck, and index.html links them all."""
     wanted = {f"{notebook.stem}.slides.html" for notebook in NOTEBOOKS}
@@ -131,6 +132,7 @@ def test_every_notebook_has_a_deck_and_the_index_links_each_deck():
     assert links == wanted
 
 
+@needs_decks
 @pytest.mark.parametrize("notebook", NOTEBOOKS, ids=lambda path: path.stem)
 def test_the_deck_loads_nothing_from_the_network_and_every_local_file_it_names_exists(notebook):
     """No src/href/CSS url()/@import/JS import or URL string points off the machine; local paths resolve."""
@@ -152,6 +154,7 @@ def test_the_deck_loads_nothing_from_the_network_and_every_local_file_it_names_e
     assert not missing, f"{deck.name} names local files that are not in build/slides/: {missing}"
 
 
+@needs_decks
 @pytest.mark.parametrize("notebook", NOTEBOOKS, ids=lambda path: path.stem)
 def test_the_deck_has_the_notebooks_slides_fragments_and_notes(notebook):
     """One reveal.js slide per cell of type slide or subslide, a fragment per fragment cell, notes as <aside class="notes">."""

@@ -244,7 +244,11 @@ def test_a_panel_shows_an_error_in_update_and_recovers():
         ((None, {}, print), "figure must be a matplotlib.figure.Figure, not NoneType"),
         ((Figure(), [ipywidgets.FloatSlider()], print), "controls must be a dict from names to ipywidgets"),
         ((Figure(), {"a": 1.0}, print), "controls must be a dict from names to ipywidgets"),
-        ((Figure(), {}, "redraw"), "update must be a function of the controls' values, not str"),
+        ((Figure(), {}, print), "controls must be a dict from names to ipywidgets"),
+        (
+            (Figure(), {"a": ipywidgets.FloatSlider()}, "redraw"),
+            "update must be a function of the controls' values, not str",
+        ),
     ],
 )
 def test_a_panel_explains_wrong_arguments(args, message):
@@ -260,3 +264,15 @@ def test_a_mistake_in_update_fails_where_the_panel_is_made():
 
     with pytest.raises(NameError, match="lin"):
         helpers.widgets.panel(Figure(), {"slope": ipywidgets.FloatSlider()}, update)
+
+
+def test_a_panel_undoes_late_browser_echoes_of_older_values_too():
+    """As with the explorer: code sets 0.1, 0.2, 0.3; late echoes of the first two do not win."""
+    panel, line, slope = line_panel()
+    for value in (0.1, 0.2, 0.3):
+        slope.value = value
+    slope.set_state({"value": 0.10000000000000002})  # how the comm applies a browser update
+    slope.set_state({"value": 0.20000000000000004})
+    assert slope.value == 0.3 and list(line.get_ydata()) == [0, 0.3, 0.6]
+    slope.set_state({"value": -0.5})  # a real move in the browser is taken as it is
+    assert list(line.get_ydata()) == [0, -0.5, -1.0]

@@ -32,7 +32,7 @@ def _head_rows():
     H = h_n.shape[-1]
     forward = next(row for row in range(len(h_n)) if torch.equal(h_n[row], output[:, -1, :H]))
     backward = next(row for row in range(len(h_n)) if torch.equal(h_n[row], output[:, 0, H:]))
-    return [forward, backward]
+    return torch.tensor([forward, backward])
 
 
 def _parameter_count():
@@ -71,14 +71,20 @@ EXERCISES = [
             "state, row 5 its backward one, i.e. h_n[-2] and h_n[-1]."
         ),
         mistakes=(
-            Mistake(lambda: [5, 4], "The right rows, in the wrong order: the forward direction has the lower number."),
-            Mistake(lambda: [0, 1], "Those are the first layer's two directions; the head reads the top layer."),
             Mistake(
-                lambda: [-2, -1],
+                lambda: torch.tensor([5, 4]),
+                "The right rows, in the wrong order: the forward direction has the lower number.",
+            ),
+            Mistake(
+                lambda: torch.tensor([0, 1]),
+                "Those are the first layer's two directions; the head reads the top layer.",
+            ),
+            Mistake(
+                lambda: torch.tensor([-2, -1]),
                 "The right rows, counted from the end. With 6 rows, give them as indices counted from 0.",
             ),
             Mistake(
-                lambda: [2, 5],
+                lambda: torch.tensor([2, 5]),
                 "That would be h_n laid out direction by direction, all forward rows first. torch numbers its rows "
                 "layer * 2 + direction: each layer's two directions sit next to each other.",
             ),
