@@ -37,7 +37,7 @@ class Exercise:
 
     key: str  # notebook number, a dot, a name
     question: str  # one line; the notebook holds the full text
-    solution: Callable[[], Any]  # computes the reference answer (with torch where it can)
+    solution: Callable[[], Any]  # computes the reference answer (with torch where it can; see _quietly)
     explanation: str  # why the solution is right, shown by `solution(key)`
     mistakes: tuple[Mistake, ...] = ()
     atol: float = 1e-4  # numbers and tensors within this count as equal (four decimals)
@@ -54,12 +54,13 @@ def check(key, answer):
     if isinstance(answer, slice) and answer.stop is not None:  # rows as a slice: the rows it picks
         answer = list(range(answer.start or 0, answer.stop, answer.step or 1))
     try:
-        if _same(answer, exercise.solution(), exercise.atol):
+        expected = _quietly(exercise.solution)
+        if _same(answer, expected, exercise.atol):
             return report(True, f"✓ {key}: right.")
         for mistake in exercise.mistakes:
-            if _same(answer, mistake.answer(), exercise.atol):
+            if _same(answer, _quietly(mistake.answer), exercise.atol):
                 return report(False, f"✗ {key}: not yet. {mistake.hint}")
-        return report(False, f"✗ {key}: not yet. {_generic_hint(answer, exercise.solution(), exercise.atol)}")
+        return report(False, f"✗ {key}: not yet. {_generic_hint(answer, expected, exercise.atol)}")
     except Exception as error:  # a wrong answer must never crash the student's kernel
         return report(False, f"✗ {key}: could not check {answer!r} ({type(error).__name__}: {error}).")
 
@@ -67,7 +68,18 @@ def check(key, answer):
 def solution(key):
     """Print the reference answer of exercise `key` and why it is right."""
     exercise = _exercises()[key]
-    print(f"{key}: {exercise.question}\nanswer: {_show(exercise.solution())}\n{exercise.explanation}")
+    print(f"{key}: {exercise.question}\nanswer: {_show(_quietly(exercise.solution))}\n{exercise.explanation}")
+
+
+def _quietly(compute):
+    """compute(), leaving the student's random state as it was.
+
+    Solutions build layers (which draw random weights) and may seed their own draws; the fork
+    restores torch's CPU generator afterwards, so checking an answer never changes what the
+    student's next random draw gives.
+    """
+    with torch.random.fork_rng(devices=[]):
+        return compute()
 
 
 def exercises():
@@ -81,7 +93,7 @@ def _exercises():
         import helpers.solutions as package
 
         for info in pkgutil.iter_modules(package.__path__):
-            module = importlib.import_module(f"{package.__name__}.{info.name}")
+            module = _quietly(lambda name=info.name: importlib.import_module(f"{package.__name__}.{name}"))
             for exercise in module.EXERCISES:
                 if exercise.key in _REGISTRY:
                     raise ValueError(f"two exercises share the key {exercise.key!r}")

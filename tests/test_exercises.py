@@ -98,3 +98,19 @@ def test_rows_given_as_a_slice_are_the_rows_it_picks(capsys):
     """slice(5, 10) answers a question about rows 5 to 9 as well as a list does."""
     assert exercises.check("10.forget_rows", slice(5, 10))
     assert not exercises.check("10.forget_rows", slice(0, 5))
+
+
+def test_loading_and_checking_exercises_leaves_the_students_random_state_alone(monkeypatch, capsys):
+    """Solutions build layers and seed their own draws; the student's next torch.randn is unchanged."""
+    import sys
+
+    for name in [m for m in sys.modules if m.startswith("helpers.solutions.")]:
+        monkeypatch.delitem(sys.modules, name)  # re-import, so module-level computations run again
+    monkeypatch.setattr(exercises, "_REGISTRY", {})
+    torch.manual_seed(123)
+    expected = torch.randn(3)
+    torch.manual_seed(123)
+    for exercise in exercises.exercises().values():
+        exercises.check(exercise.key, 12345)  # wrong for every exercise: runs the solution and every mistake
+        exercises.solution(exercise.key)
+    assert torch.equal(torch.randn(3), expected)

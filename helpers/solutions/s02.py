@@ -12,8 +12,7 @@ X_1 = (4.0, -2.0, -3.0)  # the exercise's first step: (x_{1,1}, x_{1,2}, x_{1,3}
 
 def _hand_rnn():
     """The notebook's layer: w_ih = (0.5, -0.25, 1), w_hh = 0.5, b_ih = 0.25, b_hh = -0.5."""
-    with torch.random.fork_rng(devices=[]):  # a new layer draws random weights; leave the student's RNG alone
-        rnn = nn.RNN(input_size=3, hidden_size=1)
+    rnn = nn.RNN(input_size=3, hidden_size=1)
     with torch.no_grad():
         rnn.weight_ih_l0.copy_(torch.tensor([[0.5, -0.25, 1.0]]))  # (hidden_size=1, input_size=3)
         rnn.weight_hh_l0.fill_(0.5)
@@ -51,8 +50,7 @@ def _blind_entry(feature=1):
 
 
 def _weight_ih_shape():
-    with torch.random.fork_rng(devices=[]):  # only the shape matters; leave the student's RNG alone
-        return tuple(nn.RNN(input_size=5, hidden_size=1).weight_ih_l0.shape)
+    return tuple(nn.RNN(input_size=5, hidden_size=1).weight_ih_l0.shape)
 
 
 EXERCISES = [

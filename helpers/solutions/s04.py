@@ -8,19 +8,17 @@ from helpers.exercises import Exercise, Mistake
 
 def _shapes():
     """output and h_n shapes of nn.RNN(5, 3, bidirectional=True) on a (seq_len=7, batch=2, input_size=5) input."""
-    with torch.random.fork_rng(devices=[]):  # a new layer draws random weights; leave the student's RNG alone
-        rnn = nn.RNN(input_size=5, hidden_size=3, bidirectional=True)
+    rnn = nn.RNN(input_size=5, hidden_size=3, bidirectional=True)
     output, h_n = rnn(torch.zeros(7, 2, 5))
     return tuple(output.shape), tuple(h_n.shape)
 
 
 def _wide():
     """The notebook's seeded 3 -> 3 bidirectional `wide`, its input, and a one-way RNN of its _reverse weights."""
-    with torch.random.fork_rng(devices=[]):
-        torch.manual_seed(0)
-        wide = nn.RNN(input_size=3, hidden_size=3, bidirectional=True)
-        x_wide = torch.randn(5, 2, 3)  # (seq_len=5, batch=2, input_size=3)
-        backward_only = nn.RNN(3, 3)
+    torch.manual_seed(0)
+    wide = nn.RNN(input_size=3, hidden_size=3, bidirectional=True)
+    x_wide = torch.randn(5, 2, 3)  # (seq_len=5, batch=2, input_size=3)
+    backward_only = nn.RNN(3, 3)
     with torch.no_grad():
         for name, p in backward_only.named_parameters():
             p.copy_(getattr(wide, name + "_reverse"))
@@ -40,8 +38,7 @@ def _backward_final_position():
 
 def _hand_rnn():
     """The notebook's small layer: forward w_ih = 0.5, w_hh = -1; backward w_ih = 0.25, w_hh = 0.5; no bias."""
-    with torch.random.fork_rng(devices=[]):
-        rnn = nn.RNN(input_size=1, hidden_size=1, bias=False, bidirectional=True)
+    rnn = nn.RNN(input_size=1, hidden_size=1, bias=False, bidirectional=True)
     with torch.no_grad():
         rnn.weight_ih_l0.fill_(0.5)
         rnn.weight_hh_l0.fill_(-1.0)

@@ -8,18 +8,16 @@ from helpers.exercises import Exercise, Mistake
 
 def _three_layers():
     """weight_ih_l2 and h_n shapes of nn.RNN(5, 7, num_layers=3) on a (seq_len=10, batch=4, input_size=5) input."""
-    with torch.random.fork_rng(devices=[]):  # a new layer draws random weights; leave the student's RNG alone
-        rnn = nn.RNN(input_size=5, hidden_size=7, num_layers=3)
+    rnn = nn.RNN(input_size=5, hidden_size=7, num_layers=3)
     return tuple(rnn.weight_ih_l2.shape), tuple(rnn(torch.zeros(10, 4, 5))[1].shape)
 
 
 def _layer_1_row():
     """The row of a 4-layer h_n that equals layer 1's last state, computed by a 2-layer stack of the same weights."""
-    with torch.random.fork_rng(devices=[]):
-        torch.manual_seed(2)
-        four_layers = nn.RNN(input_size=2, hidden_size=3, num_layers=4)
-        x = torch.randn(5, 1, 2)  # (seq_len, batch, input_size)
-        two_layers = nn.RNN(input_size=2, hidden_size=3, num_layers=2)  # layers 0 and 1 of four_layers
+    torch.manual_seed(2)
+    four_layers = nn.RNN(input_size=2, hidden_size=3, num_layers=4)
+    x = torch.randn(5, 1, 2)  # (seq_len, batch, input_size)
+    two_layers = nn.RNN(input_size=2, hidden_size=3, num_layers=2)  # layers 0 and 1 of four_layers
     two_layers.load_state_dict({name: p for name, p in four_layers.state_dict().items() if name[-1] in "01"})
     layer_1_final = two_layers(x)[1][-1]  # (batch, hidden_size): the top of the 2-layer stack is layer 1
     h_n = four_layers(x)[1]  # (num_layers=4, batch, hidden_size)
@@ -29,8 +27,7 @@ def _layer_1_row():
 
 def _hand_rnn():
     """The notebook's 2-layer 1 -> 1 stack: layer 0 w_ih = 0.5, w_hh = -1; layer 1 w_ih = 1, w_hh = -0.5."""
-    with torch.random.fork_rng(devices=[]):
-        rnn = nn.RNN(input_size=1, hidden_size=1, num_layers=2, bias=False)
+    rnn = nn.RNN(input_size=1, hidden_size=1, num_layers=2, bias=False)
     with torch.no_grad():
         rnn.weight_ih_l0.fill_(0.5)
         rnn.weight_hh_l0.fill_(-1.0)
@@ -43,8 +40,7 @@ def _states():
     """h^(0)_t and h^(1)_t for x = (1, 2, 3, 4), t = 1 ... 4, from torch: two lists of four numbers."""
     rnn = _hand_rnn()
     x = torch.tensor([1.0, 2.0, 3.0, 4.0]).reshape(4, 1, 1)  # (seq_len, batch, input_size)
-    with torch.random.fork_rng(devices=[]):
-        layer_0 = nn.RNN(1, 1, bias=False)  # layer 0 alone: its output is every h^(0)_t
+    layer_0 = nn.RNN(1, 1, bias=False)  # layer 0 alone: its output is every h^(0)_t
     with torch.no_grad():
         layer_0.weight_ih_l0.copy_(rnn.weight_ih_l0)
         layer_0.weight_hh_l0.copy_(rnn.weight_hh_l0)

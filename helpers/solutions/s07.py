@@ -8,8 +8,7 @@ from helpers.exercises import Exercise, Mistake
 
 def _shapes():
     """(input, output, h_n) shapes for nn.RNN(6, 8, 2, bidirectional, batch_first) on 5 sequences of 7 steps."""
-    with torch.random.fork_rng(devices=[]):  # a new layer draws random weights; leave the student's RNG alone
-        rnn = nn.RNN(6, 8, num_layers=2, bidirectional=True, batch_first=True)
+    rnn = nn.RNN(6, 8, num_layers=2, bidirectional=True, batch_first=True)
     x = torch.zeros(5, 7, 6)  # (batch, seq_len, input_size)
     output, h_n = rnn(x)
     return tuple(x.shape), tuple(output.shape), tuple(h_n.shape)
@@ -26,10 +25,9 @@ _CHOICES = {  # exercise 2's expressions, for h_n of a 2-layer bidirectional mod
 def _one_row_per_sequence():
     """The letter whose expression gives, in row b, sequence b's final states as sequence b alone gives them."""
     B = 3
-    with torch.random.fork_rng(devices=[]):
-        torch.manual_seed(0)
-        deep = nn.RNN(2, 5, num_layers=2, bidirectional=True, batch_first=True)
-        x = torch.randn(B, 4, 2)  # (batch, seq_len, input_size)
+    torch.manual_seed(0)
+    deep = nn.RNN(2, 5, num_layers=2, bidirectional=True, batch_first=True)
+    x = torch.randn(B, 4, 2)  # (batch, seq_len, input_size)
     h_n = deep(x)[1]  # (4, B, H)
     alone = torch.stack([deep(x[b : b + 1])[1][:, 0].reshape(-1) for b in range(B)])  # (B, 4 * H)
     right = [
@@ -43,8 +41,7 @@ def _one_row_per_sequence():
 
 def _h_0_shape():
     """The shape of h_0 for nn.RNN(4, 6, 3, bidirectional, batch_first) and a batch of 2 sequences of 9 steps."""
-    with torch.random.fork_rng(devices=[]):
-        three_layers = nn.RNN(4, 6, num_layers=3, bidirectional=True, batch_first=True)
+    three_layers = nn.RNN(4, 6, num_layers=3, bidirectional=True, batch_first=True)
     return tuple(three_layers(torch.zeros(2, 9, 4))[1].shape)  # h_0 has the shape of h_n
 
 

@@ -21,10 +21,9 @@ def _running_after_one_step_too_many():
 
 def _final_state_indices():
     """The time indices, in the padded output, of sequence 2's forward and backward final states."""
-    with torch.random.fork_rng(devices=[]):  # a new layer draws random weights; leave the student's RNG alone
-        torch.manual_seed(2)
-        layer = nn.RNN(input_size=3, hidden_size=2, batch_first=True, bidirectional=True)
-        x = torch.randn(4, 5, 3)  # (batch, seq_len, input_size)
+    torch.manual_seed(2)
+    layer = nn.RNN(input_size=3, hidden_size=2, batch_first=True, bidirectional=True)
+    x = torch.randn(4, 5, 3)  # (batch, seq_len, input_size)
     packed = pack_padded_sequence(x, [2, 5, 3, 4], batch_first=True, enforce_sorted=False)
     output_packed, h_n = layer(packed)
     output, _ = pad_packed_sequence(output_packed, batch_first=True)  # (4, 5, 2H), zeros after each end

@@ -8,10 +8,9 @@ from helpers.exercises import Exercise, Mistake
 
 def _final_states(num_layers, hidden_size, batch=3):
     """output and h_n of a seeded bidirectional nn.RNN (batch first, input_size 1) on a random batch."""
-    with torch.random.fork_rng(devices=[]):  # a new layer draws random weights; leave the student's RNG alone
-        torch.manual_seed(9)
-        rnn = nn.RNN(1, hidden_size, num_layers=num_layers, batch_first=True, bidirectional=True)
-        x = torch.randn(batch, 6, 1)  # (batch, seq_len, input_size)
+    torch.manual_seed(9)
+    rnn = nn.RNN(1, hidden_size, num_layers=num_layers, batch_first=True, bidirectional=True)
+    x = torch.randn(batch, 6, 1)  # (batch, seq_len, input_size)
     with torch.no_grad():
         return rnn(x)
 
@@ -37,8 +36,7 @@ def _head_rows():
 
 def _parameter_count():
     """Parameters of notebook 09's model: nn.RNN(1, 8) and its head nn.Linear(8, 2)."""
-    with torch.random.fork_rng(devices=[]):
-        rnn, head = nn.RNN(1, 8, batch_first=True), nn.Linear(8, 2)
+    rnn, head = nn.RNN(1, 8, batch_first=True), nn.Linear(8, 2)
     return sum(p.numel() for module in (rnn, head) for p in module.parameters())
 
 

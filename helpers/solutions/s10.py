@@ -16,8 +16,7 @@ def _forget_rows():
     forget gate that row opens: f = sigma(20) = 1 keeps the whole c_1 = 2. (A row of i or o leaves c_1 = 1;
     a row of g gives 1.5.)
     """
-    with torch.random.fork_rng(devices=[]):  # a new layer draws random weights; leave the student's RNG alone
-        lstm = nn.LSTM(input_size=2, hidden_size=5)
+    lstm = nn.LSTM(input_size=2, hidden_size=5)
     H = lstm.hidden_size
     x, h_0, c_0 = torch.ones(1, 1, 2), torch.zeros(1, 1, H), torch.full((1, 1, H), 2.0)  # (seq_len, batch, ...)
     rows = []
@@ -34,8 +33,7 @@ def _forget_rows():
 
 def _shapes():
     """(output, h_n, c_n) shapes of the exercise's LSTM with proj_size, on a (batch=5, seq_len=7, 8) input."""
-    with torch.random.fork_rng(devices=[]):
-        lstm = nn.LSTM(input_size=8, hidden_size=6, proj_size=3, num_layers=2, bidirectional=True, batch_first=True)
+    lstm = nn.LSTM(input_size=8, hidden_size=6, proj_size=3, num_layers=2, bidirectional=True, batch_first=True)
     with warnings.catch_warnings():  # some CPUs note once that oneDNN skips proj_size: not the student's concern
         warnings.simplefilter("ignore")
         output, (h_n, c_n) = lstm(torch.zeros(5, 7, 8))
@@ -48,8 +46,7 @@ C_0 = 2.0
 
 def _c_1():
     """c_1 of a 1-unit LSTM with every weight 0, bias_ih_l0 = BIASES, h_0 = 0, c_0 = 2, from torch's layer."""
-    with torch.random.fork_rng(devices=[]):
-        lstm = nn.LSTM(input_size=1, hidden_size=1)
+    lstm = nn.LSTM(input_size=1, hidden_size=1)
     with torch.no_grad():
         for p in lstm.parameters():
             p.zero_()

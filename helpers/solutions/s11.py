@@ -12,11 +12,6 @@ def _count(module):
     return sum(p.numel() for p in module.parameters())
 
 
-def _new(cls, *args, **kwargs):
-    with torch.random.fork_rng(devices=[]):  # a new layer draws random weights; leave the student's RNG alone
-        return cls(*args, **kwargs)
-
-
 def _z_rows():
     """The rows of weight_ih_l0 in nn.GRU(1, 4) that feed the update gate z, found by probing torch's layer.
 
@@ -24,7 +19,7 @@ def _z_rows():
     r = z = 0.5 and n = 0, so h_1 = 0.25, except in the unit whose z that row opens: z = 1 keeps h_0 = 0.5.
     (A row of r changes nothing, as h_{t-1} W_hn = 0; a row of n gives h_1 = 0.75.)
     """
-    gru = _new(nn.GRU, input_size=1, hidden_size=4)
+    gru = nn.GRU(input_size=1, hidden_size=4)
     rows = []
     for row in range(3 * gru.hidden_size):
         with torch.no_grad():
@@ -43,7 +38,7 @@ X_1, H_0 = 1.0, 0.4
 
 def _gru_step(paper=False, z_swapped=False):
     """h_1 of exercise 3's 1-unit GRU: torch's layer, or the same numbers with a typical mistake."""
-    gru = _new(nn.GRU, input_size=1, hidden_size=1)
+    gru = nn.GRU(input_size=1, hidden_size=1)
     with torch.no_grad():
         for p in gru.parameters():
             p.zero_()
@@ -62,20 +57,16 @@ EXERCISES = [
     Exercise(
         key="11.parameter_count",
         question="the number of parameters of nn.GRU(10, 20): one layer, with bias",
-        solution=lambda: _count(_new(nn.GRU, 10, 20)),
+        solution=lambda: _count(nn.GRU(10, 20)),
         explanation=(
             "Three blocks (r, z, n) of hidden_size = 20 rows: weight_ih_l0 (60, 10) = 600, weight_hh_l0 (60, 20) "
             "= 1200, bias_ih_l0 and bias_hh_l0 60 each: G H (I + H) + 2 G H = 3 * 20 * 30 + 2 * 60 = 1920."
         ),
         mistakes=(
-            Mistake(
-                lambda: _count(_new(nn.GRU, 10, 20, bias=False)), "That is without the biases: there are two, 3H each."
-            ),
+            Mistake(lambda: _count(nn.GRU(10, 20, bias=False)), "That is without the biases: there are two, 3H each."),
             Mistake(lambda: 1920 - 60, "One bias short: a GRU has bias_ih_l0 and bias_hh_l0, 3H = 60 numbers each."),
-            Mistake(lambda: _count(_new(nn.LSTM, 10, 20)), "That is an LSTM's count: four blocks. A GRU has three."),
-            Mistake(
-                lambda: _count(_new(nn.RNN, 10, 20)), "That is nn.RNN's count: one block. A GRU has three, r, z, n."
-            ),
+            Mistake(lambda: _count(nn.LSTM(10, 20)), "That is an LSTM's count: four blocks. A GRU has three."),
+            Mistake(lambda: _count(nn.RNN(10, 20)), "That is nn.RNN's count: one block. A GRU has three, r, z, n."),
         ),
     ),
     Exercise(
