@@ -2,11 +2,62 @@
 
 Each check raises a TypeError (wrong kind of object or dtype) or a ValueError (wrong shape or
 setting) that says what was expected, with dimension names, what was given, and how to fix it.
+`student_facing` marks the public helpers, so that in a notebook such an error shows at the
+student's own line instead of inside helpers.
 """
+
+import functools
+from types import TracebackType
 
 import numpy as np
 import torch
 from torch import Tensor, nn
+
+
+def student_facing(function):
+    """Decorate a public helper: in IPython, an error that helpers raise shows without helpers' frames.
+
+    IPython (hence Jupyter) asks an exception for `_render_traceback_` before formatting it; a
+    TypeError or ValueError raised by helpers' own code gets one that formats the traceback
+    without helpers' frames: the student's line, then the message. Errors raised by torch (or by
+    a student's function that a helper calls) keep every frame, and so does plain Python
+    (pytest, scripts), which never calls `_render_traceback_`.
+    """
+
+    @functools.wraps(function)
+    def wrapper(*args, **kwargs):
+        try:
+            return function(*args, **kwargs)
+        except (TypeError, ValueError) as error:
+            if _in_helpers(_frames(error.__traceback__)[-1].tb_frame):  # raised by helpers itself
+                error._render_traceback_ = functools.partial(_traceback_without_helpers, error)
+            raise
+
+    return wrapper
+
+
+def _traceback_without_helpers(error):
+    """IPython's formatted traceback of `error`, leaving out every frame in helpers."""
+    from IPython import get_ipython
+
+    tb = None
+    for entry in reversed(_frames(error.__traceback__)):
+        if not _in_helpers(entry.tb_frame):
+            tb = TracebackType(tb, entry.tb_frame, entry.tb_lasti, entry.tb_lineno)
+    return get_ipython().InteractiveTB.structured_traceback(type(error), error, tb)
+
+
+def _frames(tb):
+    """A traceback's entries, outermost first."""
+    entries = []
+    while tb is not None:
+        entries.append(tb)
+        tb = tb.tb_next
+    return entries
+
+
+def _in_helpers(frame):
+    return frame.f_globals.get("__name__", "").partition(".")[0] == "helpers"
 
 
 def check_module(module):

@@ -11,7 +11,10 @@ import numbers
 
 import torch
 
+from helpers._validate import student_facing
 
+
+@student_facing
 def first_sign(num_sequences, seq_len, noise=0.5, seed=0):
     """Sequences that start with +1 or -1 and continue with noise; the label says which: (N, T, 1), (N,).
 

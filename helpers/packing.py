@@ -10,7 +10,10 @@ import torch
 from torch import Tensor
 from torch.nn.utils import rnn
 
+from helpers._validate import student_facing
 
+
+@student_facing
 def pack_padded_sequence(input, lengths, batch_first=False, enforce_sorted=True):
     """torch.nn.utils.rnn.pack_padded_sequence with lengths checked first (same arguments)."""
     if not isinstance(input, Tensor) or input.dim() < 2:

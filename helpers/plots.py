@@ -9,11 +9,14 @@ import numpy as np
 import torch
 from matplotlib.ticker import MaxNLocator
 
+from helpers._validate import student_facing
+
 # Okabe & Ito's palette: its colours stay distinct under every common colour-vision deficiency.
 PALETTE = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000")
 DIRECTION_NAMES = ("forward", "backward")
 
 
+@student_facing
 def time_by_unit(states):
     """`states` as a float NumPy array (T, H): accepts (T,), (T, H), or a (T, 1, H) batch of one."""
     if isinstance(states, torch.Tensor):
@@ -31,6 +34,7 @@ def time_by_unit(states):
     return states
 
 
+@student_facing
 def hidden_states(ax, states, label="h", ylim=(-1.05, 1.05)):
     """One line per hidden unit over time steps 1..T; returns the list of Line2D."""
     states = time_by_unit(states)
@@ -59,6 +63,7 @@ def hidden_states(ax, states, label="h", ylim=(-1.05, 1.05)):
     return lines
 
 
+@student_facing
 def heatmap(ax, states, limit=1.0, label="h"):
     """A time × unit image, diverging colours fixed to [-limit, limit]; returns the AxesImage."""
     states = time_by_unit(states)
@@ -77,6 +82,7 @@ def heatmap(ax, states, limit=1.0, label="h"):
     return image
 
 
+@student_facing
 def directions(axes, forward, backward, label="h", ylim=(-1.05, 1.05)):
     """Forward and backward states on two Axes, each in time order; returns (lines, lines)."""
     drawn = []
@@ -86,6 +92,7 @@ def directions(axes, forward, backward, label="h", ylim=(-1.05, 1.05)):
     return tuple(drawn)
 
 
+@student_facing
 def layer_grid(axes, trace, batch=0, label="h", ylim=(-1.05, 1.05)):
     """Every layer (rows, top layer first) and direction (columns) of a Trace.
 
@@ -107,6 +114,7 @@ def layer_grid(axes, trace, batch=0, label="h", ylim=(-1.05, 1.05)):
     return drawn
 
 
+@student_facing
 def draw_unrolled(num_layers=1, bidirectional=False, seq_len=4, ax=None, highlight=None):
     """Draw the unrolled computation graph of an nn.RNN; returns the artists by role.
 
@@ -285,6 +293,7 @@ def _dependencies(num_layers, directions, seq_len, highlight):
     return cells, inputs
 
 
+@student_facing
 def gate_heatmaps(axes, trace, layer=0, direction=0, batch=0, highlight=None):
     """One time × unit heatmap per gate of an LSTM (i, f, g, o) or GRU (r, z, n) trace.
 
@@ -320,6 +329,7 @@ def gate_heatmaps(axes, trace, layer=0, direction=0, batch=0, highlight=None):
     return images
 
 
+@student_facing
 def cell_and_hidden(ax, trace, unit=0, layer=0, direction=0, batch=0):
     """An LSTM unit's cell state c_t beside its hidden state h_t over time; returns (c line, h line).
 

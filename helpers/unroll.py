@@ -21,7 +21,7 @@ import torch
 from torch import Tensor
 from torch.nn.utils.rnn import PackedSequence, pad_packed_sequence
 
-from helpers._validate import check_input, check_module, check_packed, check_states
+from helpers._validate import check_input, check_module, check_packed, check_states, student_facing
 
 GATES = {"RNN_TANH": (), "RNN_RELU": (), "LSTM": ("i", "f", "g", "o"), "GRU": ("r", "z", "n")}
 
@@ -65,12 +65,14 @@ class Trace:
         """Exactly what `module(input, hx)` returns: (output, h_n), or (output, (h_n, c_n))."""
         return (self.output, (self.h_n, self.c_n)) if self.mode == "LSTM" else (self.output, self.h_n)
 
+    @student_facing
     def steps_of(self, layer=0, direction=0):
         """The steps of one layer and direction, in time order (t = 0 first)."""
         layer, direction = self._index(layer, direction)
         chosen = [s for s in self.steps if s.layer == layer and s.direction == direction]
         return sorted(chosen, key=lambda s: s.t)
 
+    @student_facing
     def stack(self, name, layer=0, direction=0):
         """One field (or gate) of every step of a layer and direction, in time order: (T, ...)."""
         gates = GATES[self.mode]
@@ -81,6 +83,7 @@ class Trace:
         steps = self.steps_of(layer, direction)
         return torch.stack([s.gates[name] if name in gates else getattr(s, name) for s in steps])
 
+    @student_facing
     def table(self, layer=0, direction=0, batch=0, decimals=4):
         """A text table of one layer, direction and batch item, in the order the steps ran.
 
@@ -119,11 +122,13 @@ class Trace:
         return layer % self.num_layers, direction
 
 
+@student_facing
 def unroll(module, input, hx=None):
     """Return exactly what `module(input, hx)` returns, computed one step at a time."""
     return trace(module, input, hx).result
 
 
+@student_facing
 def trace(module, input, hx=None):
     """Unroll `module` over `input` and keep every intermediate value in a `Trace`."""
     check_module(module)

@@ -28,6 +28,7 @@ from PIL import Image as PILImage
 from torch.nn.utils.rnn import PackedSequence
 
 from helpers import plots
+from helpers._validate import student_facing
 from helpers.unroll import trace
 
 MAX_CONTROLS = 24  # more sliders than this is a wall, not an experiment
@@ -94,6 +95,7 @@ def _same_value(a, b):
     return a == b
 
 
+@student_facing
 def explore(module, input, hx=None, controls=None, slider_range=2.0):
     """Sliders for `module`'s weights (or the chosen `controls`) beside a plot of its states.
 
@@ -107,6 +109,7 @@ def explore(module, input, hx=None, controls=None, slider_range=2.0):
 class Explorer:
     """A copy of a recurrent layer, sliders that set its numbers, and the plot they redraw."""
 
+    @student_facing
     def __init__(self, module, input, hx=None, controls=None, slider_range=2.0):
         if isinstance(input, PackedSequence):
             raise TypeError("explore plots one padded sequence: pass a tensor, e.g. the first sequence of the batch.")
@@ -261,6 +264,7 @@ class Explorer:
         return states[:, 0] if self.trace.batched else states  # the first sequence of a batch
 
 
+@student_facing
 def panel(figure, controls, update):
     """Controls above an off-screen figure that `update` changes whenever one of them moves.
 
@@ -276,6 +280,7 @@ def panel(figure, controls, update):
 class Panel:
     """A figure drawn off screen, the controls that change it, and the image they update."""
 
+    @student_facing
     def __init__(self, figure, controls, update):
         if not isinstance(figure, Figure):
             raise TypeError(f"panel: figure must be a matplotlib.figure.Figure, not {type(figure).__name__}.")
