@@ -36,7 +36,7 @@ B_IZ = math.log(3.0)  # exercise 3's update-gate bias: sigma(ln 3) = 3 / 4
 X_1, H_0 = 1.0, 0.4
 
 
-def _gru_step(paper=False, z_swapped=False):
+def _gru_step(reset_before=False, z_swapped=False):
     """h_1 of exercise 3's 1-unit GRU: torch's layer, or the same numbers with a typical mistake."""
     gru = nn.GRU(input_size=1, hidden_size=1)
     with torch.no_grad():
@@ -46,10 +46,10 @@ def _gru_step(paper=False, z_swapped=False):
         gru.weight_hh_l0[2, 0] = 1.0  # w_hn
         gru.bias_hh_l0[2] = 1.0  # b_hn
         gru.bias_ih_l0[1] = B_IZ  # b_iz
-        if not (paper or z_swapped):
+        if not (reset_before or z_swapped):
             return gru(torch.full((1, 1, 1), X_1), torch.full((1, 1, 1), H_0))[1].item()
     r, z = 0.5, torch.sigmoid(torch.tensor(B_IZ)).item()
-    n = math.tanh(X_1 + (H_0 * r + 1.0 if paper else r * (H_0 + 1.0)))  # the paper resets h before the product
+    n = math.tanh(X_1 + (H_0 * r + 1.0 if reset_before else r * (H_0 + 1.0)))  # reset before or after the product
     return z * n + (1 - z) * H_0 if z_swapped else (1 - z) * n + z * H_0
 
 
@@ -103,13 +103,15 @@ EXERCISES = [
         ),
         mistakes=(
             Mistake(
-                lambda: _gru_step(paper=True),
-                "That is the paper's GRU, which resets h before the product: tanh(1 + 1 * (0.5 * 0.4) + 1). torch "
-                "applies r to the whole h_{t-1} W_hn^T + b_hn, b_hn included.",
+                lambda: _gru_step(reset_before=True),
+                "That resets h before the product, as the final arXiv version of Cho et al. (2014) does: "
+                "tanh(1 + 1 * (0.5 * 0.4) + 1). torch resets after it, as their first version did, applying r to "
+                "the whole h_{t-1} W_hn^T + b_hn, b_hn included.",
             ),
             Mistake(
                 lambda: _gru_step(z_swapped=True),
-                "z and 1 - z are swapped: z is the share of the old state kept, h_1 = (1 - z) n + z h_0.",
+                "That is the other convention for z, h = z n + (1 - z) h (Chung et al., 2014). In torch's, z is the "
+                "share of the old state kept: h_1 = (1 - z) n + z h_0.",
             ),
             Mistake(
                 lambda: math.tanh(1.7),
