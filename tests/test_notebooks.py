@@ -101,3 +101,22 @@ def test_notebook_ends_with_2_to_4_checked_exercises_all_registered(path):
     registered = sorted(key for key in exercises.exercises() if key.startswith(f"{number}."))
     assert checked, f"{path.name} checks no exercise"
     assert sorted(checked) == registered, f"{path.name} checks {sorted(checked)}; helpers.solutions has {registered}"
+
+
+# Labels that name no source a student can open: the project's own file names for its source
+# material, and attributions nobody can follow. Cite a public source or state the mistake plainly.
+UNOPENABLE = re.compile(
+    r"\bseeds?[ _-]?0\d\d\b|popular tutorial|a tutorial that|the tutorial's|some tutorials|shared online"
+    r"|the original paper|\bone tutorial\b",
+    re.IGNORECASE,
+)
+
+
+def test_nothing_a_student_reads_names_a_source_they_cannot_open():
+    """Notebooks (prose, code, outputs), README, docs and exercise hints carry no internal labels."""
+    texts = {path.name: path.read_text() for path in NOTEBOOKS}
+    texts["README.md"] = (ROOT / "README.md").read_text()
+    for path in [*(ROOT / "docs").glob("*.md"), *(ROOT / "helpers").rglob("*.py")]:
+        texts[str(path.relative_to(ROOT))] = path.read_text()
+    found = {name: sorted(set(UNOPENABLE.findall(text))) for name, text in texts.items()}
+    assert not {name: hits for name, hits in found.items() if hits}
