@@ -120,3 +120,11 @@ def test_nothing_a_student_reads_names_a_source_they_cannot_open():
         texts[str(path.relative_to(ROOT))] = path.read_text()
     found = {name: sorted(set(UNOPENABLE.findall(text))) for name, text in texts.items()}
     assert not {name: hits for name, hits in found.items() if hits}
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS[:-1], ids=lambda p: p.name[:2])
+def test_next_is_a_link_to_the_next_notebook_under_its_title(path):
+    """The summary's "Next:" links the next notebook by its file name, with its own title."""
+    following = NOTEBOOKS[NOTEBOOKS.index(path) + 1]
+    title = load(following).cells[0].source.splitlines()[0].removeprefix("# ")
+    assert f"**Next:** [{title}]({following.name})" in markdown(load(path))
