@@ -41,11 +41,11 @@ nbval: setup ## Re-run every notebook and compare each cell with its stored outp
 	$(BIN)/python -m pytest -q -n 2 --dist loadfile -p no:cacheprovider --nbval \
 		--nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg $(NOTEBOOKS)
 
-lint: setup ## ruff over helpers, tests, benchmarks and notebooks
-	$(BIN)/ruff check helpers tests benchmarks notebooks
-	$(BIN)/ruff format --check helpers tests benchmarks
+lint: setup ## ruff over helpers, tests, benchmarks, tools and notebooks
+	$(BIN)/ruff check helpers tests benchmarks tools notebooks
+	$(BIN)/ruff format --check helpers tests benchmarks tools
 
-execute: setup ## Re-run notebooks in place to refresh outputs (NB=path for one; FORCE=1 to overwrite uncommitted edits)
+execute: setup ## Re-run notebooks in place to refresh outputs, without this machine's paths (NB=path for one; FORCE=1 to overwrite uncommitted edits)
 	@targets="$(or $(NB),$(NOTEBOOKS))"; \
 	if [ "$(FORCE)" != 1 ]; then \
 	  for nb in $$targets; do \
@@ -60,6 +60,7 @@ execute: setup ## Re-run notebooks in place to refresh outputs (NB=path for one;
 	  echo "executing $$nb"; \
 	  $(BIN)/jupyter nbconvert --to notebook --execute --inplace \
 	    --ExecutePreprocessor.timeout=120 --ExecutePreprocessor.record_timing=False --ExecutePreprocessor.kernel_name=python3 "$$nb" || exit 1; \
+	  $(BIN)/python tools/clean_outputs.py "$$nb" || exit 1; \
 	done
 
 test-browser: setup slides ## Headless Chromium: widget notebooks in JupyterLab and Voila (build/browser), every slide deck offline (build/slides-screenshots)
