@@ -10,17 +10,36 @@ returns a Verdict that is true when the answer is right. The reference solutions
 hints for typical wrong answers, live in helpers/solutions/, one module per notebook, out of
 sight while a student works; `solution(key)` prints one on request. Introduced in
 notebooks/01_scalar_rnn.ipynb.
+
+The kind of answer an exercise asks for follows from its solution, and decides how an answer
+is compared and which hint a wrong one gets:
+
+- text ("C"): compared without case or surrounding spaces;
+- a whole number (640): a count, or an index when the exercise gives `size`, the length of
+  the dimension it indexes: then -1 names the last position, as in Python;
+- a list of whole numbers ([4, 5], or an integer tensor): counts, or indices when `size` is
+  given; a slice such as slice(-2, None) stands for the positions it picks;
+- a shape, a tuple of whole numbers ((10, 1, 1));
+- several answers, a tuple of the kinds above;
+- a number or a float tensor, equal within `atol`.
+
+Tensors and numpy values count as the plain Python they hold: torch.tensor(640) is 640.
 """
 
+import difflib
 import importlib
 import pkgutil
+import reprlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 import torch
+from torch import nn
 
 from helpers.checks import report
+
+LONGEST_LIST = 10_000  # a longer integer tensor stays a tensor: no list answer is that long
 
 
 @dataclass(frozen=True)
@@ -41,34 +60,38 @@ class Exercise:
     explanation: str  # why the solution is right, shown by `solution(key)`
     mistakes: tuple[Mistake, ...] = ()
     atol: float = 1e-4  # numbers and tensors within this count as equal (four decimals)
+    # An index answer: the length of the dimension it indexes (one length per entry for a (row, column)
+    # pair). It makes a whole-number answer an index: negative indices and slices then name positions
+    # as Python's do, and the hints know the range. Without it a whole number is a count.
+    size: int | tuple[int, ...] | None = None
+    parameters_of: Callable[[], nn.Module] | None = None  # a parameter count: the module counted, for hints
 
 
 def check(key, answer):
     """Print whether `answer` solves exercise `key`, with a hint if not; return a Verdict."""
-    try:
-        exercise = _exercises()[key]
-    except KeyError:
-        return report(False, f"✗ there is no exercise {key!r}; the notebook's cell names the right one.")
+    exercise = _exercise(key)
+    if exercise is None:
+        return report(False, _no_such_exercise(key))
     if answer is None:
         return report(False, f"… {key}: no answer yet. Replace None with your answer and run the cell again.")
-    if isinstance(answer, slice) and answer.stop is not None:  # rows as a slice: the rows it picks
-        answer = list(range(answer.start or 0, answer.stop, answer.step or 1))
     try:
-        expected = _quietly(exercise.solution)
-        if _same(answer, expected, exercise.atol):
-            return report(True, f"✓ {key}: right.")
-        for mistake in exercise.mistakes:
-            if _same(answer, _quietly(mistake.answer), exercise.atol):
-                return report(False, f"✗ {key}: not yet. {mistake.hint}")
-        return report(False, f"✗ {key}: not yet. {_generic_hint(answer, expected, exercise.atol)}")
+        return report(*_verdict(exercise, answer))
     except Exception as error:  # a wrong answer must never crash the student's kernel
-        return report(False, f"✗ {key}: could not check {answer!r} ({type(error).__name__}: {error}).")
+        return report(False, f"✗ {key}: could not check {_brief(answer)} ({type(error).__name__}: {error}).")
 
 
 def solution(key):
-    """Print the reference answer of exercise `key` and why it is right."""
-    exercise = _exercises()[key]
-    print(f"{key}: {exercise.question}\nanswer: {_show(_quietly(exercise.solution))}\n{exercise.explanation}")
+    """Print the reference answer of exercise `key`, in the form the exercise asks for, and why it is right."""
+    exercise = _exercise(key)
+    if exercise is None:
+        print(_no_such_exercise(key))
+        return
+    print(f"{key}: {exercise.question}\nanswer: {_show(_expected(exercise))}\n{exercise.explanation}")
+
+
+def exercises():
+    """Every registered exercise, by key."""
+    return dict(_exercises())
 
 
 def _quietly(compute):
@@ -80,11 +103,6 @@ def _quietly(compute):
     """
     with torch.random.fork_rng(devices=[]):
         return compute()
-
-
-def exercises():
-    """Every registered exercise, by key."""
-    return dict(_exercises())
 
 
 def _exercises():
@@ -102,62 +120,346 @@ def _exercises():
 
 
 _REGISTRY = {}
+_BRIEF = reprlib.Repr()
+_BRIEF.maxstring = _BRIEF.maxother = 60
 
 
-def _is_shape(value):
-    return isinstance(value, (tuple, list, torch.Size)) and all(isinstance(v, int) for v in value)
+def _brief(value):
+    """repr(value) cut short to fit a line of feedback; never raises (an int of 5000 digits has no repr)."""
+    try:
+        return _BRIEF.repr(value)
+    except Exception:
+        return f"a {type(value).__name__}"
 
 
-def _same(answer, expected, atol):
-    """True when `answer` equals `expected`: shapes exactly, numbers and tensors within atol."""
+def _exercise(key):
+    """The exercise named `key`, or None."""
+    return _exercises().get(key) if isinstance(key, str) else None
+
+
+def _no_such_exercise(key):
+    """The line for a key that names no exercise, with the keys it may have meant."""
+    keys = list(_exercises())
+    close = difflib.get_close_matches(key, keys, n=3) if isinstance(key, str) else []
+    if not close and isinstance(key, str):  # no similar spelling: the same notebook's exercises
+        close = [k for k in keys if k.split(".")[0] == key.split(".")[0]]
+    meant = f" Did you mean {_listed([repr(k) for k in close], 'or')}?" if close else " Keys look like '01.h_4'."
+    return f"✗ there is no exercise {_brief(key)}.{meant} The notebook's cell names the right one."
+
+
+def _verdict(exercise, answer):
+    """(right, the line to print) for a student's answer to `exercise`."""
+    expected = _expected(exercise)
+    plain = _plain(answer)
+    given = _positions(plain, expected, exercise)
+    key, note = exercise.key, _respelled(plain, given, exercise.size)
+    if _same(given, expected, exercise):
+        return True, f"✓ {key}: right.{note}"
+    for mistake in exercise.mistakes:
+        if _same(given, _positions(_plain(_quietly(mistake.answer)), expected, exercise), exercise):
+            return False, f"✗ {key}: not yet.{note} {mistake.hint}"
+    return False, f"✗ {key}: not yet.{note} {_generic_hint(given, expected, exercise)}"
+
+
+def _expected(exercise):
+    """The reference answer, as plain Python (an integer tensor of rows becomes a list)."""
+    return _plain(_quietly(exercise.solution))
+
+
+# What an answer is: plain Python, and the positions an index answer names.
+
+
+def _plain(value):
+    """`value` as the plain Python that torch or numpy holds in it: a number, or a list of whole numbers.
+
+    A 0-dim tensor or numpy scalar becomes its number, a 1-dim integer tensor or array a list (up
+    to LONGEST_LIST entries), a range a list; lists and tuples are converted entry by entry. Float
+    tensors stay tensors.
+    """
+    if isinstance(value, range) and len(value) <= LONGEST_LIST:
+        return list(value)
+    if isinstance(value, (list, tuple)):  # a torch.Size too
+        return (list if isinstance(value, list) else tuple)(_plain(v) for v in value)
+    if not (hasattr(value, "tolist") and hasattr(value, "ndim")):
+        return value
+    if value.ndim == 0 or (value.ndim == 1 and _is_integer_dtype(value.dtype) and len(value) <= LONGEST_LIST):
+        return value.tolist()
+    return value
+
+
+def _is_integer_dtype(dtype):
+    """True for torch's and numpy's integer dtypes (not bool)."""
+    if isinstance(dtype, torch.dtype):
+        return not (dtype.is_floating_point or dtype.is_complex or dtype == torch.bool)
+    return getattr(dtype, "kind", "") in ("i", "u")
+
+
+def _positions(value, expected, exercise):
+    """An index answer as the positions it names: a slice as a list, negative indices counted from 0.
+
+    Other answers come back unchanged, as the same object.
+    """
+    if isinstance(value, slice) and _kind(expected, exercise.size) == "wholes":
+        value = _picked(value, exercise.size if isinstance(exercise.size, int) else None)
+    return _from_start(value, exercise.size)
+
+
+def _picked(part, size):
+    """The positions slice `part` picks from a dimension of length `size`, as a list.
+
+    Without a size, only a slice whose positions do not depend on it (both ends given and not
+    negative) is turned into a list; any other comes back unchanged.
+    """
+    ends = (part.start, part.stop, part.step)
+    if not all(end is None or _is_int(end) for end in ends) or part.step == 0:
+        return part
+    if size is None:
+        start, stop, step = part.start or 0, part.stop, part.step or 1
+        if stop is None or start < 0 or stop < 0 or (part.start is None and step < 0):
+            return part
+        size = max(start, stop) + 1
+    picked = range(*part.indices(size))
+    return list(picked) if len(picked) <= LONGEST_LIST else part
+
+
+def _from_start(value, size):
+    """An index, or a list or tuple of indices, with each negative index replaced by its position from 0.
+
+    Each index counts in a dimension of length `size` (the n-th of a tuple for the n-th index);
+    an index out of range stays as it is, and so does an answer that holds no negative index.
+    """
+    if size is None:
+        return value
+    if _is_int(value) and isinstance(size, int):
+        return value + size if -size <= value < 0 else value
+    if isinstance(value, (list, tuple)) and all(_is_int(v) for v in value):
+        sizes = _sizes(size, len(value))
+        if len(sizes) == len(value) and any(-s <= v < 0 for v, s in zip(value, sizes, strict=True)):
+            return type(value)(_from_start(v, s) for v, s in zip(value, sizes, strict=True))
+    return value
+
+
+def _sizes(size, count):
+    """The length of the dimension each of `count` indices counts in."""
+    return size if isinstance(size, tuple) else (size,) * count
+
+
+def _respelled(plain, given, size):
+    """' Out of 6 positions, [-2, -1] is [4, 5].' when an answer names its positions another way; else ''."""
+    if given is plain:
+        return ""
+    out_of = "" if size is None else f" Out of {'×'.join(map(str, _sizes(size, 1)))} positions,"
+    return f"{out_of} {_brief(plain)} is {_brief(given)}."
+
+
+# The kind of answer an exercise asks for, and how answers of each kind are compared.
+
+
+def _is_int(value):
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_whole(value):
+    """An int, or a float without a fractional part (640.0 is a fine count)."""
+    return _is_int(value) or (isinstance(value, float) and value.is_integer())
+
+
+def _kind(expected, size):
+    """The kind of answer `expected` is: text, whole, wholes, shape, parts or number (see the module)."""
     if isinstance(expected, str):
-        return isinstance(answer, str) and answer.strip().lower() == expected.strip().lower()
-    if _is_shape(expected):
-        return _is_shape(answer) and tuple(answer) == tuple(expected)
-    if isinstance(expected, (tuple, list)):
-        return (
-            isinstance(answer, (tuple, list))
-            and len(answer) == len(expected)
-            and all(_same(a, e, atol) for a, e in zip(answer, expected, strict=True))
-        )
-    if isinstance(answer, (str, bool)) or answer is None:
+        return "text"
+    if _is_int(expected):
+        return "whole"
+    if isinstance(expected, (list, tuple)) and all(_is_int(v) for v in expected):
+        return "wholes" if isinstance(expected, list) or size is not None else "shape"
+    if isinstance(expected, (list, tuple)):
+        return "parts"
+    return "number"
+
+
+def _same(given, expected, exercise):
+    """True when `given` is the kind of answer asked for and equals `expected` as that kind compares."""
+    if _form_problem(given, expected, exercise) is not None:
         return False
-    if isinstance(expected, int) and not isinstance(expected, bool):  # an index or a count: exact
-        return isinstance(answer, (int, float)) and not isinstance(answer, bool) and answer == expected
-    answer, expected = torch.as_tensor(answer).detach().double(), torch.as_tensor(expected).detach().double()
-    return answer.shape == expected.shape and bool(torch.allclose(answer, expected, rtol=0, atol=atol))
+    kind = _kind(expected, exercise.size)
+    if kind == "text":
+        return given.strip().lower() == expected.strip().lower()
+    if kind == "parts":
+        return all(_same(g, e, exercise) for g, e in zip(given, expected, strict=True))
+    if kind == "number":
+        given, expected = _number_tensor(given), _number_tensor(expected)
+        return given.shape == expected.shape and bool(torch.allclose(given, expected, rtol=0, atol=exercise.atol))
+    if kind == "whole":
+        return given == expected
+    return tuple(given) == tuple(expected)
 
 
-def _generic_hint(answer, expected, atol):
+def _number_tensor(value):
+    """`value` as a float64 tensor, or None when it holds something other than real numbers."""
+    if isinstance(value, (str, bool, slice)):
+        return None
+    try:
+        tensor = torch.as_tensor(value)
+    except (TypeError, ValueError, RuntimeError, OverflowError):
+        return None
+    if tensor.dtype == torch.bool or tensor.is_complex():
+        return None
+    return tensor.detach().double()
+
+
+def _form_problem(given, expected, exercise):
+    """What keeps `given` from being the kind of answer asked for, or None when it is that kind."""
+    kind = _kind(expected, exercise.size)
+    if kind == "text":
+        fits = isinstance(given, str)
+    elif kind == "whole":
+        fits = _is_whole(given)
+    elif kind == "wholes":
+        if isinstance(given, slice) and exercise.size is None:  # _picked could not tell its positions
+            return (
+                f"Which positions {_brief(given)} picks depends on the length of the dimension it slices, "
+                "which this exercise does not give: write them as a list of whole numbers."
+            )
+        fits = isinstance(given, (list, tuple)) and all(_is_whole(v) for v in given)
+    elif kind == "shape":
+        fits = isinstance(given, (list, tuple)) and all(_is_int(v) for v in given)
+    elif kind == "parts":
+        fits = isinstance(given, (list, tuple)) and len(given) == len(expected)
+    else:
+        fits = _number_tensor(given) is not None
+    return None if fits else f"Write {_asked(kind, expected, exercise)}; yours is {_describe(given)}."
+
+
+def _asked(kind, expected, exercise):
+    """The form a `kind` answer takes, in a few words."""
+    if kind == "text":
+        return "the answer as text in quotes"
+    if kind == "whole":
+        return f"the {'count' if exercise.size is None else 'index'} as one whole number"
+    if kind == "wholes":
+        return "the answer as a list of whole numbers, e.g. [0, 1]"
+    if kind == "shape":
+        return f"a shape as a tuple of whole numbers, e.g. {tuple(range(2, 2 + len(expected)))}"
+    if kind == "parts":
+        return f"{len(expected)} answers, in the order the question asks for them, as a tuple"
+    return "the answer as a number, e.g. 0.1234" if _number_tensor(expected).dim() == 0 else "a tensor of numbers"
+
+
+def _describe(value):
+    """What a student's answer is, in a few words: 'text in quotes', 'a list of 2 entries', ..."""
+    if isinstance(value, str):
+        return "text in quotes"
+    if isinstance(value, bool):
+        return f"{value}, a truth value"
+    if isinstance(value, (int, float, slice)):
+        return _brief(value)
+    if isinstance(value, (list, tuple)):
+        entries = f"a {type(value).__name__} of {len(value)} entr{'y' if len(value) == 1 else 'ies'}"
+        odd = next((v for v in value if not isinstance(v, (int, float)) or isinstance(v, bool)), None)
+        return entries if odd is None else f"{entries}, one of them {_describe(odd)}"
+    if hasattr(value, "shape") and hasattr(value, "dtype"):
+        return f"a {type(value).__name__} of shape {tuple(value.shape)} and dtype {value.dtype}"
+    return f"of type {type(value).__name__}"
+
+
+# Hints for a wrong answer that no listed mistake explains, one kind at a time.
+
+
+def _generic_hint(given, expected, exercise):
     """What is wrong with an answer no listed mistake explains, without giving the answer away."""
-    if isinstance(expected, (tuple, list)) and not _is_shape(expected):  # several answers in one
-        if not isinstance(answer, (tuple, list)) or len(answer) != len(expected):
-            return f"Give {len(expected)} answers, in the order the question asks for them, as a tuple."
-        for number, (part, right) in enumerate(zip(answer, expected, strict=True), start=1):
-            if not _same(part, right, atol):
-                return f"Answer {number} of {len(expected)} is off. {_generic_hint(part, right, atol)}"
-    if _is_shape(expected):
-        if not _is_shape(answer):
-            return f"Write a shape as a tuple of whole numbers, e.g. {tuple(range(2, 2 + len(expected)))}."
-        if len(answer) != len(expected):
-            return f"This shape has {len(expected)} dimensions; yours has {len(answer)}. Name each dimension first."
-        if sorted(answer) == sorted(expected):
-            return "The right sizes, in the wrong order: which dimension comes first?"
-        return "Not this shape. Write down what each dimension counts, then its size."
-    if isinstance(expected, str):
+    problem = _form_problem(given, expected, exercise)
+    if problem is not None:
+        return problem
+    kind = _kind(expected, exercise.size)
+    if kind == "text":
         return "Not this one. Reread the question, and run the cell that shows the effect."
-    if isinstance(answer, str):
-        return "Write the answer as a number or a tuple of numbers, not as text in quotes."
-    if isinstance(expected, int):
-        return "Not this index. Count from 0, and say what each position counts before you pick one."
-    answer_tensor, expected_tensor = torch.as_tensor(answer).double(), torch.as_tensor(expected).double()
-    if answer_tensor.shape != expected_tensor.shape:
-        return (
-            f"Your answer has shape {tuple(answer_tensor.shape)}; the answer has shape {tuple(expected_tensor.shape)}."
-        )
-    if torch.allclose(answer_tensor, -expected_tensor, rtol=0, atol=atol):
+    if kind == "whole" and exercise.size is not None:
+        return _index_hint(given, exercise.size)
+    if kind == "whole":
+        return _count_hint(given, expected, exercise.parameters_of)
+    if kind == "wholes":
+        return _list_hint(given, expected, exercise.size)
+    if kind == "shape":
+        return _shape_hint(given, expected)
+    if kind == "parts":
+        return _parts_hint(given, expected, exercise)
+    return _number_hint(given, expected, exercise.atol)
+
+
+def _index_hint(given, size):
+    """A wrong index: out of range, or the wrong position."""
+    if not 0 <= given < size:
+        return f"{_brief(given)} is out of range: there are {size} positions, 0 to {size - 1} (or -{size} to -1 from the end)."
+    return f"Not this index. Count from 0, and say what each of the {size} positions holds before you pick one."
+
+
+def _count_hint(given, expected, parameters_of):
+    """A wrong count: too many or too few, and what to count (a module's parameter tensors, by name)."""
+    if given < 0:
+        return "A count is never negative: it says how many there are."
+    too = f"Too {'many' if given > expected else 'few'}."
+    if parameters_of is None:
+        return f"{too} Write down each part that is counted and its size, then add them up."
+    names = [name for name, _ in _quietly(parameters_of).named_parameters()]
+    return (
+        f"{too} Add up the entries of every parameter tensor, each once: {_listed(names)}. "
+        "A weight has rows × columns entries; a bias has one per row of its weight."
+    )
+
+
+def _list_hint(given, expected, size):
+    """A wrong list of whole numbers: its length, an index out of range, the order, a shift, or which entries."""
+    if len(given) != len(expected):
+        return f"The answer has {len(expected)} entries; yours has {len(given)}. Say what each entry stands for."
+    if size is not None:
+        for index, (value, length) in enumerate(zip(given, _sizes(size, len(given)), strict=True)):
+            if not 0 <= value < length:
+                return f"{_brief(value)}, at index {index}, is out of range: there are {length} positions, 0 to {length - 1}."
+    if sorted(given) == sorted(expected):
+        return "The right entries in the wrong order: reread which one comes first."
+    shifts = {g - e for g, e in zip(given, expected, strict=True)}
+    if len(shifts) == 1:
+        (shift,) = shifts
+        size_word = "large" if shift > 0 else "small"
+        return f"Every entry is {abs(shift):g} too {size_word}: the steps between them are right, the start is not."
+    wrong = [index for index, (g, e) in enumerate(zip(given, expected, strict=True)) if g != e]
+    if len(wrong) == len(given):
+        return "Every entry is off. Say what each one stands for before you write it down."
+    entries = "entry at index" if len(wrong) == 1 else "entries at index"
+    return f"The {entries} {_listed([str(i) for i in wrong])} {'is' if len(wrong) == 1 else 'are'} off; the others are right."
+
+
+def _shape_hint(given, expected):
+    """A wrong shape: the number of dimensions, their order, or their sizes."""
+    if len(given) != len(expected):
+        return f"This shape has {len(expected)} dimensions; yours has {len(given)}. Name each dimension first."
+    if sorted(given) == sorted(expected):
+        return "The right sizes, in the wrong order: which dimension comes first?"
+    return "Not this shape. Write down what each dimension counts, then its size."
+
+
+def _parts_hint(given, expected, exercise):
+    """The first of several answers that is off, and what is wrong with it."""
+    pairs = enumerate(zip(given, expected, strict=True), start=1)
+    number, (part, right) = next((n, pair) for n, pair in pairs if not _same(*pair, exercise))
+    return f"Answer {number} of {len(expected)} is off. {_generic_hint(part, right, exercise)}"
+
+
+def _number_hint(given, expected, atol):
+    """A wrong number or tensor: its shape, its sign, or how far off it is."""
+    given, expected = _number_tensor(given), _number_tensor(expected)
+    if given.shape != expected.shape:
+        if expected.dim() == 0:
+            return f"The answer is one number; yours has shape {tuple(given.shape)}."
+        return f"Your answer has shape {tuple(given.shape)}; the answer has shape {tuple(expected.shape)}."
+    if torch.allclose(given, -expected, rtol=0, atol=atol):
         return "The right size, the wrong sign: check the signs of the weights you used."
     return f"Not within {atol:g} of the answer. Redo the computation one step at a time."
+
+
+def _listed(words, last="and"):
+    """'a', 'a and b', 'a, b and c'."""
+    return words[0] if len(words) == 1 else f"{', '.join(words[:-1])} {last} {words[-1]}"
 
 
 def _show(value):

@@ -37,8 +37,13 @@ def _unit_1_by_hand(row=1, bias=1, activation=torch.tanh):
     return activation(a).item()
 
 
-def _count(input_size=10, hidden_size=20):
-    return sum(p.numel() for p in _layer(input_size, hidden_size).parameters())
+def _counted():
+    """Exercise 3's layer, nn.RNN(10, 20)."""
+    return _layer(10, 20)
+
+
+def _count():
+    return sum(p.numel() for p in _counted().parameters())
 
 
 EXERCISES = [
@@ -97,6 +102,7 @@ EXERCISES = [
         question="the number of parameters of nn.RNN(10, 20)",
         solution=_count,
         explanation="H(I + H) + 2H with I = 10, H = 20: 20 * 30 + 40 = 640 (W_ih 200, W_hh 400, two biases of 20).",
+        parameters_of=_counted,
         mistakes=(
             Mistake(lambda: 20 * (10 + 20), "That counts the two weights only: nn.RNN also has b_ih and b_hh."),
             Mistake(lambda: 20 * (10 + 20) + 20, "nn.RNN has two bias vectors, b_ih and b_hh, of hidden_size each."),

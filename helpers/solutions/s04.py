@@ -120,11 +120,8 @@ EXERCISES = [
                 "Row 0 is the forward direction's final state: h_n lists the directions in the order forward, "
                 "backward.",
             ),
-            Mistake(
-                lambda: -1,
-                "-1 picks the right row by counting from the end; the question asks for the row counted from 0.",
-            ),
         ),
+        size=2,  # h_n_wide's rows: one per direction
     ),
     Exercise(
         key="04.backward_time",
@@ -137,18 +134,15 @@ EXERCISES = [
         mistakes=(
             Mistake(
                 lambda: 4,
-                "That is the last step, where the backward run starts: its backward half has read only the last input.",
-            ),
-            Mistake(
-                lambda: -1,
-                "output[-1] is the last step, where the backward run starts: its backward half has read only the "
-                "last input.",
+                "That is the last step, output[4] or output[-1], where the backward run starts: its backward half "
+                "has read only the last input.",
             ),
             Mistake(
                 lambda: 1,
                 "Off by one: the equations count steps from 1, but output's rows are indexed from 0.",
             ),
         ),
+        size=5,  # out_wide's time steps
     ),
     Exercise(
         key="04.h_n_1",

@@ -117,12 +117,11 @@ EXERCISES = [
             ),
             Mistake(
                 lambda: 3,
-                "That is the top layer's row, the one equal to output[-1]; h_n lists the layers bottom first.",
-            ),
-            Mistake(
-                lambda: -1, "h_n[-1] is the top layer, the one equal to output[-1]; h_n lists the layers bottom first."
+                "That is the top layer's row, h_n[3] or h_n[-1], the one equal to output[-1]; h_n lists the layers "
+                "bottom first.",
             ),
         ),
+        size=4,  # h_n's rows: one per layer
     ),
     Exercise(
         key="05.h_1_4",

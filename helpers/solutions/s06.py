@@ -39,6 +39,7 @@ EXERCISES = [
             Mistake(lambda: 1, "Each layer below has two rows, one per direction: count layer 0's rows too."),
             Mistake(lambda: 5, "h_n[-1], row 5, is the top layer's backward state; layer 1 is the middle one."),
         ),
+        size=6,  # h_n's rows: num_layers * 2 directions
     ),
     Exercise(
         key="06.weight_shape",

@@ -78,17 +78,13 @@ EXERCISES = [
         mistakes=(
             Mistake(
                 lambda: 4,
-                "That is the last step of the padded batch. Sequence 2 ends earlier; after packing, output holds "
-                "zeros after its end.",
-            ),
-            Mistake(
-                lambda: -1,
-                "output[:, -1] is the last step of the padded batch, not of sequence 2: after packing, output "
-                "holds zeros after its end.",
+                "That is the last step of the padded batch, output[:, 4] or output[:, -1], not of sequence 2. "
+                "Sequence 2 ends earlier; after packing, output holds zeros after its end.",
             ),
             Mistake(lambda: 3, "That is the length of sequence 2; time indices count from 0."),
             Mistake(lambda: 0, "That is where the backward direction ends; the forward direction runs the other way."),
         ),
+        size=5,  # the padded output's time steps: the longest sequence's
     ),
     Exercise(
         key="08.t_backward",
@@ -106,15 +102,11 @@ EXERCISES = [
             ),
             Mistake(
                 lambda: 4,
-                "That is the last step of the padded batch; the backward run never visits padding when packed, and "
-                "its final state is where it ends.",
-            ),
-            Mistake(
-                lambda: -1,
-                "output[:, -1] is the last step of the padded batch; the backward run of a packed sequence ends "
-                "somewhere else.",
+                "That is the last step of the padded batch, output[:, 4] or output[:, -1]; the backward run never "
+                "visits padding when packed, and its final state is where it ends.",
             ),
         ),
+        size=5,  # the padded output's time steps: the longest sequence's
     ),
     Exercise(
         key="08.data_shape",

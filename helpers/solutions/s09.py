@@ -34,10 +34,14 @@ def _head_rows():
     return torch.tensor([forward, backward])
 
 
+def _model():
+    """Notebook 09's model, SequenceClassifier(1, 8, 2), as its two parts under the model's names."""
+    return nn.ModuleDict({"rnn": nn.RNN(1, 8, batch_first=True), "head": nn.Linear(8, 2)})
+
+
 def _parameter_count():
     """Parameters of notebook 09's model: nn.RNN(1, 8) and its head nn.Linear(8, 2)."""
-    rnn, head = nn.RNN(1, 8, batch_first=True), nn.Linear(8, 2)
-    return sum(p.numel() for module in (rnn, head) for p in module.parameters())
+    return sum(p.numel() for p in _model().parameters())
 
 
 EXERCISES = [
@@ -78,15 +82,12 @@ EXERCISES = [
                 "Those are the first layer's two directions; the head reads the top layer.",
             ),
             Mistake(
-                lambda: torch.tensor([-2, -1]),
-                "The right rows, counted from the end. With 6 rows, give them as indices counted from 0.",
-            ),
-            Mistake(
                 lambda: torch.tensor([2, 5]),
                 "That would be h_n laid out direction by direction, all forward rows first. torch numbers its rows "
                 "layer * 2 + direction: each layer's two directions sit next to each other.",
             ),
         ),
+        size=6,  # h_n's rows: 3 layers * 2 directions
     ),
     Exercise(
         key="09.parameter_count",
@@ -105,5 +106,6 @@ EXERCISES = [
             ),
             Mistake(lambda: 58, "weight_hh_l0 is (hidden_size, hidden_size) = (8, 8): 64 numbers, not 8 + 8 = 16."),
         ),
+        parameters_of=_model,
     ),
 ]
