@@ -5,6 +5,7 @@ than its notebook. `make test` and `make test-browser` run `make slides` first, 
 deck is fresh and checked. tests/browser/test_slides.py opens the decks in Chromium.
 """
 
+import html
 import json
 import re
 from html.parser import HTMLParser
@@ -165,6 +166,24 @@ def test_the_deck_has_the_notebooks_slides_fragments_and_notes(notebook):
     assert parsed.sections.count(2) == slides  # every slide holds one or more subslide sections
     assert parsed.fragments == fragments
     assert parsed.notes == notes
+
+
+@needs_decks
+@pytest.mark.parametrize("notebook", NOTEBOOKS, ids=lambda path: path.stem)
+def test_an_error_shows_on_a_slide_as_its_name_and_message(notebook):
+    """A stored error appears as 'ValueError: message', with no traceback frames (slides/templates/rnns)."""
+    deck, _ = fresh_deck(notebook)
+    text = html.unescape(deck.read_text())
+    errors = [
+        o
+        for c in json.loads(notebook.read_text())["cells"]
+        for o in c.get("outputs", [])
+        if o["output_type"] == "error"
+    ]
+    for error in errors:
+        shown = f'<span class="ansi-red-fg">{error["ename"]}</span>: {error["evalue"]}'
+        assert shown in text, f"{deck.name} does not show {error['ename']}: {error['evalue'][:60]}"
+    assert "Traceback (most recent call last)" not in text and "Cell In[" not in text
 
 
 def test_the_url_checks_catch_what_they_should():
