@@ -162,7 +162,12 @@ def test_text_for_a_number_and_a_wrong_index_get_their_own_hints(capsys):
             "rnn.weight_hh_l0, rnn.bias_ih_l0, rnn.bias_hh_l0, head.weight and head.bias. A weight has rows × columns entries; a bias has one per row of its weight.",
         ),
         ("09.in_features", 30, "Too few. Write down each part that is counted and its size, then add them up."),
-        ("11.parameter_count", 2000, "Too many. Write down each part that is counted and its size, then add them up."),
+        (
+            "11.parameter_count",
+            2000,
+            "Too many. Add up the entries of every parameter tensor, each once: weight_ih_l0, "
+            "weight_hh_l0, bias_ih_l0 and bias_hh_l0. A weight has rows × columns entries; a bias has one per row of its weight.",
+        ),
         ("03.parameter_count", -640, "A count is never negative: it says how many there are."),
         ("03.parameter_count", 640.5, "Write the count as one whole number; yours is 640.5."),
         ("03.parameter_count", torch.tensor([640]), "Write the count as one whole number; yours is a list of 1 entry."),
@@ -293,7 +298,11 @@ def test_an_index_out_of_range_or_not_an_index_is_named(key, answer, hint, capsy
         ),
         ("09.head_rows", slice(4, None), "✓ 09.head_rows: right. Out of 6 positions, slice(4, None, None) is [4, 5]."),
         ("09.head_rows", slice(4, 6), "✓ 09.head_rows: right. Out of 6 positions, slice(4, 6, None) is [4, 5]."),
-        ("10.forget_rows", slice(5, 10), "✓ 10.forget_rows: right. slice(5, 10, None) is [5, 6, 7, 8, 9]."),
+        (
+            "10.forget_rows",
+            slice(5, 10),
+            "✓ 10.forget_rows: right. Out of 20 positions, slice(5, 10, None) is [5, 6, 7, 8, 9].",
+        ),
         ("10.forget_rows", range(5, 10), "✓ 10.forget_rows: right."),
         (
             "09.head_rows",
@@ -310,7 +319,13 @@ def test_an_index_out_of_range_or_not_an_index_is_named(key, answer, hint, capsy
         (
             "10.forget_rows",
             slice(5, None),
-            "✗ 10.forget_rows: not yet. Which positions slice(5, None, None) picks depends on the length of the "
+            "✗ 10.forget_rows: not yet. Out of 20 positions, slice(5, None, None) is [5, 6, 7, 8, 9, 10, ...]. The "
+            "answer has 5 entries; yours has 15. Say what each entry stands for.",
+        ),
+        (
+            "08.batch_sizes",
+            slice(1, None),
+            "✗ 08.batch_sizes: not yet. Which positions slice(1, None, None) picks depends on the length of the "
             "dimension it slices, which this exercise does not give: write them as a list of whole numbers.",
         ),
     ],
@@ -339,11 +354,7 @@ def test_solution_shows_the_answer_in_the_form_the_exercise_asks_for(key, shown,
 
 
 INDEX_QUESTION = re.compile(r"\brows?\b|\bindex\b")
-NOT_YET_GIVEN_A_SIZE = {  # index exercises in solution modules this change did not edit; see each reason
-    "02.blind_entry": "s02: add size=(1, 3) (weight_ih_l0's rows and columns); it is checked as a shape until then",
-    "10.forget_rows": "s10: add size=20 (weight_ih_l0's 4 * hidden_size rows)",
-    "11.z_rows": "s11: add size=12 (weight_ih_l0's 3 * hidden_size rows)",
-}
+NOT_YET_GIVEN_A_SIZE = {}  # index exercises still without a size: key -> why (none left)
 
 
 def _index_exercises():

@@ -81,6 +81,7 @@ EXERCISES = [
         key="02.blind_entry",
         question="the (row, column) of weight_ih_l0 that must be 0 for the layer to ignore feature 2",
         solution=_blind_entry,
+        size=(1, 3),  # weight_ih_l0's rows and columns
         explanation=(
             "weight_ih_l0 is (hidden_size=1, input_size=3): one row for the one hidden unit, one column per "
             "feature. Feature 2 is column 1 (Python counts from 0), so the entry is (0, 1)."

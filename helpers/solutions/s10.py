@@ -68,6 +68,7 @@ EXERCISES = [
         key="10.forget_rows",
         question="the rows of weight_ih_l0 that hold the forget gate's W_if, for nn.LSTM(input_size=2, hidden_size=5)",
         solution=_forget_rows,
+        size=20,  # weight_ih_l0's rows: 4 * hidden_size
         explanation=(
             "torch stacks the gates in the order i, f, g, o, each a block of hidden_size = 5 rows: i in rows 0:5, "
             "f in rows 5:10, i.e. rows 5, 6, 7, 8, 9 (weight_ih_l0[5:10], or weight_ih_l0.chunk(4)[1])."

@@ -58,6 +58,7 @@ EXERCISES = [
         key="11.parameter_count",
         question="the number of parameters of nn.GRU(10, 20): one layer, with bias",
         solution=lambda: _count(nn.GRU(10, 20)),
+        parameters_of=lambda: nn.GRU(10, 20),
         explanation=(
             "Three blocks (r, z, n) of hidden_size = 20 rows: weight_ih_l0 (60, 10) = 600, weight_hh_l0 (60, 20) "
             "= 1200, bias_ih_l0 and bias_hh_l0 60 each: G H (I + H) + 2 G H = 3 * 20 * 30 + 2 * 60 = 1920."
@@ -73,6 +74,7 @@ EXERCISES = [
         key="11.z_rows",
         question="the rows of weight_ih_l0 that hold the update gate z, for a GRU with hidden_size=4",
         solution=_z_rows,
+        size=12,  # weight_ih_l0's rows: 3 * hidden_size
         explanation=(
             "torch stacks the blocks in the order r, z, n, each hidden_size = 4 rows: z is rows 4:8, i.e. "
             "4, 5, 6, 7 (weight_ih_l0[4:8], or weight_ih_l0.chunk(3)[1])."
