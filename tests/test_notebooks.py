@@ -143,3 +143,12 @@ def test_study_times_agree_between_readme_notebooks_and_the_estimate():
         stated = int(re.search(r"\*About (\d+) minutes", load(path).cells[0].source).group(1))
         assert re.search(rf"\(notebooks/{path.name}\) \|[^\n]*\| {stated} min \|", readme), path.name
         assert abs(stated - estimates[path.name]) <= 5, (path.name, stated, estimates[path.name])
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name[:2])
+def test_first_cell_links_the_glossary_and_the_shape_cheat_sheet(path):
+    """Every notebook opens with links to docs/glossary.md and docs/shapes.md, which exist."""
+    first = load(path).cells[0].source
+    for target in ("../docs/glossary.md", "../docs/shapes.md"):
+        assert f"]({target})" in first, f"{path.name} does not link {target}"
+        assert (path.parent / target).resolve().is_file(), target
