@@ -7,6 +7,8 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 SLIDES_NPM := build/slides-npm
+# JupyterLab reads every file in this folder as default settings (overrides.json there stays the user's).
+LAB_OVERRIDES := $(VENV)/share/jupyter/lab/settings/overrides.d/rnns-by-hand.json
 NOTEBOOKS := $(sort $(wildcard notebooks/[0-9][0-9]_*.ipynb))
 # Kernels from this venv come first, so a `python3` kernelspec in the user's home cannot
 # shadow it; jupyter_client runs a spec's `python` with the interpreter that starts it.
@@ -15,12 +17,12 @@ export PATH := $(CURDIR)/$(BIN):$(PATH)
 # JupyterLab refuses to run as root unless told; only then is the flag added.
 ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root)
 
-.PHONY: help setup lab test unit nbval lint execute parity bench test-browser slides clean
+.PHONY: help setup lab restore test unit nbval lint execute parity bench test-browser slides clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
 
-setup: $(STAMP) ## Create .venv and install requirements.txt and helpers (quick when nothing changed)
+setup: $(STAMP) $(LAB_OVERRIDES) ## Create .venv and install requirements.txt and helpers (quick when nothing changed)
 
 $(STAMP): requirements.txt pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -28,9 +30,18 @@ $(STAMP): requirements.txt pyproject.toml
 	$(BIN)/python -m pip install --quiet --no-deps -e .
 	@touch $@
 
-lab: setup ## Start JupyterLab on 127.0.0.1 (with a token), opened on notebooks/
+# config/jupyterlab-overrides.json: JupyterLab starts without asking about Jupyter news and never
+# checks for updates (no pop-up in class, no request to jupyter.org).
+$(LAB_OVERRIDES): config/jupyterlab-overrides.json $(STAMP)
+	@mkdir -p $(@D)
+	cp $< $@
+
+lab: setup ## Start JupyterLab on 127.0.0.1 (with a token), opened on notebooks/, with no news pop-up
 	$(BIN)/jupyter lab --ip=127.0.0.1 $(ALLOW_ROOT) --ServerApp.root_dir=$(CURDIR) \
 		--ServerApp.default_url=/lab/tree/notebooks
+
+restore: ## Put NB=notebooks/NN_name.ipynb back as committed; yours is kept in notebooks/backups/ (dated)
+	@bash tools/restore_notebook.sh "$(NB)"
 
 test: setup lint slides unit nbval ## Lint, build the slides, unit tests, and every notebook's stored outputs (strict nbval)
 
