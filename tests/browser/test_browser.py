@@ -46,9 +46,9 @@ PRESSES = 3  # ArrowRight presses on the slider handle
 # Where the server, its kernels and the browser write: all inside the sandbox folder.
 SANDBOXED = "HOME JUPYTER_CONFIG_DIR JUPYTER_DATA_DIR JUPYTER_RUNTIME_DIR IPYTHONDIR MPLCONFIGDIR TMPDIR".split()
 
+# No news question or update check: that comes from config/jupyterlab-overrides.json, which make
+# setup installs in the venv (test_jupyterlab_opens_without_the_news_question checks it).
 SETTINGS = {
-    # No news/update toast over the page, and no requests to jupyter.org.
-    "@jupyterlab/apputils-extension:notification": {"fetchNews": "false", "checkForUpdates": False},
     # Never write run outputs back into notebooks that people are editing.
     "@jupyterlab/docmanager-extension:plugin": {"autosave": False},
     # Keep every cell in the DOM, wherever the widget is.
@@ -312,6 +312,27 @@ def move_first_slider(page, shots, idle=IDLE):
 
     assert readout_value(readout) > old_value, "ArrowRight did not move the slider"
     assert pixels_differ(before, after), "the plot's pixels did not change"
+
+
+def test_jupyterlab_opens_without_the_news_question(lab, browser):
+    """No "Would you like to get notified about official Jupyter news?" pop-up: make setup's settings answer it."""
+    url, token, _ = lab
+    page = browser.new_page()
+    page.set_default_timeout(60_000)
+    try:
+        page.goto(f"{url}/lab?reset&token={token}")
+        page.wait_for_function("() => window.jupyterapp")
+        page.evaluate("() => window.jupyterapp.restored")  # JupyterLab asks right after this
+        page.wait_for_timeout(3000)
+        page.screenshot(path=SHOTS / "jupyterlab-start.png")
+        assert page.get_by_text("official Jupyter news").count() == 0, "JupyterLab asked about news"
+        defaults = page.evaluate(
+            """async () => (await window.jupyterapp.serviceManager.settings.fetch(
+                 "@jupyterlab/apputils-extension:notification")).schema.properties"""
+        )
+        assert defaults["fetchNews"]["default"] == "false" and defaults["checkForUpdates"]["default"] is False
+    finally:
+        page.close()
 
 
 @pytest.mark.parametrize("notebook", widget_notebooks())
