@@ -29,7 +29,7 @@ def student_facing(function):
         try:
             return function(*args, **kwargs)
         except (TypeError, ValueError) as error:
-            if _in_helpers(_frames(error.__traceback__)[-1].tb_frame):  # raised by helpers itself
+            if _package(_frames(error.__traceback__)[-1].tb_frame) == "helpers":  # raised by helpers itself
                 error._render_traceback_ = functools.partial(_traceback_without_helpers, error)
             raise
 
@@ -37,14 +37,15 @@ def student_facing(function):
 
 
 def _traceback_without_helpers(error):
-    """IPython's formatted traceback of `error`, leaving out every frame in helpers."""
+    """IPython's formatted traceback of `error`, leaving out every frame in helpers (and IPython's own)."""
     from IPython import get_ipython
 
     tb = None
     for entry in reversed(_frames(error.__traceback__)):
-        if not _in_helpers(entry.tb_frame):
+        if _package(entry.tb_frame) not in ("helpers", "IPython"):
             tb = TracebackType(tb, entry.tb_frame, entry.tb_lasti, entry.tb_lineno)
-    return get_ipython().InteractiveTB.structured_traceback(type(error), error, tb)
+    # tb_offset=0: IPython's frames are gone already, however many its caller would have skipped.
+    return get_ipython().InteractiveTB.structured_traceback(type(error), error, tb, tb_offset=0)
 
 
 def _frames(tb):
@@ -56,8 +57,9 @@ def _frames(tb):
     return entries
 
 
-def _in_helpers(frame):
-    return frame.f_globals.get("__name__", "").partition(".")[0] == "helpers"
+def _package(frame):
+    """The top-level package whose code runs in `frame` ("helpers", "torch", "__main__", ...)."""
+    return frame.f_globals.get("__name__", "").partition(".")[0]
 
 
 def check_module(module):

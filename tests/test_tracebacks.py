@@ -27,6 +27,9 @@ HELPER_MISTAKES = {
     "explore": "helpers.widgets.explore(nn.RNN(1, 1), torch.zeros(3, 1), controls=['nothing'])",
     "data": "helpers.data.first_sign(0, 5)",
     "in a function": "def run(x):\n    return helpers.unroll(nn.GRU(3, 2), x)\nrun(torch.zeros(4, 5).long())",
+    # ipywidgets.Output shows an error raised inside `with out:` so, skipping no frame.
+    "tb_offset=0": "try:\n    helpers.data.first_sign(0, 5)\nexcept ValueError:\n"
+    "    get_ipython().showtraceback(__import__('sys').exc_info(), tb_offset=0)",
 }
 
 
