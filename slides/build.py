@@ -22,6 +22,7 @@ import sys
 import time
 from pathlib import Path
 
+import mistune
 from nbconvert import SlidesExporter
 from traitlets.config import Config
 
@@ -48,6 +49,11 @@ URLS = {
 }
 # A markdown link to another lesson ("[notebook 02](02_feature_vectors.ipynb)") leads to its deck.
 LESSON_LINK = re.compile(r'(<a\s[^>]*?href=")(?:\./)?([0-9][0-9]_[^"/#?]+)\.ipynb(#[^"]*)?"')
+# The glossary and the shape cheat sheet (docs/*.md) become pages beside the decks: OUT/docs/NAME.html.
+DOCS = Path(__file__).resolve().parent.parent / "docs"
+DOC_LINK = re.compile(r'(<a\s[^>]*?href=")(?:\.\./docs/)?([a-z_]+)\.md(#[^"]*)?"')
+DOC_LESSON_LINK = re.compile(r'(<a\s[^>]*?href=")\.\./notebooks/([0-9][0-9]_[^"/#?]+)\.ipynb(#[^"]*)?"')
+DOC_REPO_LINK = re.compile(r'<a\s[^>]*?href="\.\./(?!notebooks/)[^"]*"[^>]*>(.*?)</a>')  # e.g. ../tests/: text only
 
 
 def exporter():
@@ -105,8 +111,8 @@ def copy_vendor(npm, vendor):
     return True
 
 
-def write_index(out, decks):
-    """OUT/index.html: a link to each deck, with its title and slide count."""
+def write_index(out, decks, handouts=()):
+    """OUT/index.html: a link to each deck, with its title and slide count, then the handouts."""
     rows = "\n".join(
         f'    <li><a href="{html.escape(deck)}">{html.escape(name)}</a><span>{count} slides</span></li>'
         for deck, name, count in decks
@@ -134,11 +140,46 @@ def write_index(out, decks):
   <ul>
 {rows}
   </ul>
+  <p>Handouts: {" · ".join(f'<a href="{html.escape(page)}">{html.escape(name)}</a>' for page, name in handouts)}</p>
   <p>Keys: <kbd>→</kbd>/<kbd>Space</kbd> next, <kbd>←</kbd> back, <kbd>Esc</kbd> overview,
   <kbd>F</kbd> full screen, <kbd>S</kbd> speaker notes, <kbd>B</kbd> black screen, <kbd>?</kbd> all keys.</p>
 </body>
 </html>
 """)
+
+
+def write_docs(out):
+    """OUT/docs/NAME.html for each docs/NAME.md: printable pages whose links lead to the decks."""
+    render = mistune.create_markdown(escape=False, plugins=["table"])
+    (out / "docs").mkdir(exist_ok=True)
+    pages = []
+    for source in sorted(DOCS.glob("*.md")):
+        body = DOC_REPO_LINK.sub(r"\1", render(source.read_text()))
+        body = DOC_LESSON_LINK.sub(lambda m: f'{m[1]}../{m[2]}.slides.html{m[3] or ""}"', body)
+        body = DOC_LINK.sub(lambda m: f'{m[1]}{m[2]}.html{m[3] or ""}"', body)
+        name = title({"cells": [{"cell_type": "markdown", "source": source.read_text()}]}, source.stem)
+        (out / "docs" / f"{source.stem}.html").write_text(f"""<!DOCTYPE html>
+<html lang="en">
+<head>
+  <meta charset="utf-8">
+  <title>{html.escape(name)}</title>
+  <style>
+    body {{ font: 17px/1.45 system-ui, "DejaVu Sans", sans-serif; color: #111; max-width: 1150px;
+           margin: 24px auto; padding: 0 24px; }}
+    table {{ border-collapse: collapse; margin: 0.6em 0; }}
+    th, td {{ border: 1px solid #bbb; padding: 3px 8px; text-align: left; vertical-align: top; }}
+    code {{ font-size: 0.92em; background: #f3f3f3; padding: 0 3px; }}
+    a {{ color: #0645ad; }}
+    @media print {{ body {{ font-size: 11px; margin: 0; max-width: none; }} a {{ color: inherit; }} }}
+  </style>
+</head>
+<body>
+{body}
+</body>
+</html>
+""")
+        pages.append((f"docs/{source.stem}.html", name))
+    return pages
 
 
 def main():
@@ -167,14 +208,16 @@ def main():
         start = time.monotonic()
         slides = slides or exporter()
         body, _ = slides.from_filename(str(notebook))
-        deck.write_text(LESSON_LINK.sub(lambda m: f'{m[1]}{m[2]}.slides.html{m[3] or ""}"', body))
+        body = LESSON_LINK.sub(lambda m: f'{m[1]}{m[2]}.slides.html{m[3] or ""}"', body)
+        deck.write_text(DOC_LINK.sub(lambda m: f'{m[1]}docs/{m[2]}.html{m[3] or ""}"', body))
         print(f"{deck}: {count} slides ({time.monotonic() - start:.1f} s)")
     wanted = {name for name, _, _ in decks}
     for old in out.glob("*.slides.html"):
         if old.name not in wanted:  # its notebook was renamed or removed
             old.unlink()
             print(f"removed {old}: no notebook")
-    write_index(out, decks)
+    handouts = write_docs(out)
+    write_index(out, decks, handouts)
     print(f"{out / 'index.html'}: {len(decks)} decks, {sum(count for _, _, count in decks)} slides")
 
 
