@@ -50,6 +50,7 @@ URLS = {
 # A markdown link to another lesson ("[notebook 02](02_feature_vectors.ipynb)") leads to its deck.
 LESSON_LINK = re.compile(r'(<a\s[^>]*?href=")(?:\./)?([0-9][0-9]_[^"/#?]+)\.ipynb(#[^"]*)?"')
 # The glossary and the shape cheat sheet (docs/*.md) become pages beside the decks: OUT/docs/NAME.html.
+WIDGET = "application/vnd.jupyter.widget-view+json"  # the output of a cell that shows a widget
 DOCS = Path(__file__).resolve().parent.parent / "docs"
 DOC_LINK = re.compile(r'(<a\s[^>]*?href=")(?:\.\./docs/)?([a-z_]+)\.md(#[^"]*)?"')
 DOC_LESSON_LINK = re.compile(r'(<a\s[^>]*?href=")\.\./notebooks/([0-9][0-9]_[^"/#?]+)\.ipynb(#[^"]*)?"')
@@ -78,6 +79,20 @@ def slide_count(nb):
     types = [cell.get("metadata", {}).get("slideshow", {}).get("slide_type", "-") for cell in nb["cells"]]
     shown = [i for i, kind in enumerate(types) if kind not in ("skip", "notes")]
     return sum(1 for i, kind in enumerate(types) if kind in ("slide", "subslide") or (shown and i == shown[0]))
+
+
+def presenting_minutes(nb):
+    """An estimate of the time to present a deck, rounded to 5 minutes (at least 5).
+
+    Every word of the shown markdown (slides and speaker notes) spoken at 130 words a minute, 45
+    seconds per shown code cell to run it and read its output with the class, and 2 minutes more
+    per widget to move its controls. Set-up cells (Skip) are not presented.
+    """
+    shown = [c for c in nb["cells"] if c.get("metadata", {}).get("slideshow", {}).get("slide_type") != "skip"]
+    words = sum(len(re.findall(r"\w+", "".join(c["source"]))) for c in shown if c["cell_type"] == "markdown")
+    code = [c for c in shown if c["cell_type"] == "code"]
+    widgets = sum(any(WIDGET in o.get("data", {}) for o in c.get("outputs", [])) for c in code)
+    return max(5, 5 * round((words / 130 + 0.75 * len(code) + 2 * widgets) / 5))
 
 
 def title(nb, fallback):
@@ -112,10 +127,11 @@ def copy_vendor(npm, vendor):
 
 
 def write_index(out, decks, handouts=()):
-    """OUT/index.html: a link to each deck, with its title and slide count, then the handouts."""
+    """OUT/index.html: a link to each deck, with its title, slide count and presenting time, then the handouts."""
     rows = "\n".join(
-        f'    <li><a href="{html.escape(deck)}">{html.escape(name)}</a><span>{count} slides</span></li>'
-        for deck, name, count in decks
+        f'    <li><a href="{html.escape(deck)}">{html.escape(name)}</a>'
+        f"<span>{count} slides · about {minutes} min</span></li>"
+        for deck, name, count, minutes in decks
     )
     (out / "index.html").write_text(f"""<!DOCTYPE html>
 <html lang="en">
@@ -140,6 +156,8 @@ def write_index(out, decks, handouts=()):
   <ul>
 {rows}
   </ul>
+  <p>Times are estimates: slide text and speaker notes spoken at 130 words a minute, 45 s per code
+  cell, 2 minutes per widget.</p>
   <p>Handouts: {" · ".join(f'<a href="{html.escape(page)}">{html.escape(name)}</a>' for page, name in handouts)}</p>
   <p>Keys: <kbd>→</kbd>/<kbd>Space</kbd> next, <kbd>←</kbd> back, <kbd>Esc</kbd> overview,
   <kbd>F</kbd> full screen, <kbd>S</kbd> speaker notes, <kbd>B</kbd> black screen, <kbd>?</kbd> all keys.</p>
@@ -202,7 +220,7 @@ def main():
         nb = json.loads(notebook.read_text())
         deck = out / f"{notebook.stem}.slides.html"
         count = slide_count(nb)
-        decks.append((deck.name, title(nb, notebook.stem), count))
+        decks.append((deck.name, title(nb, notebook.stem), count, presenting_minutes(nb)))
         if deck.exists() and deck.stat().st_mtime >= max(newest_input, notebook.stat().st_mtime):
             continue
         start = time.monotonic()
@@ -211,14 +229,14 @@ def main():
         body = LESSON_LINK.sub(lambda m: f'{m[1]}{m[2]}.slides.html{m[3] or ""}"', body)
         deck.write_text(DOC_LINK.sub(lambda m: f'{m[1]}docs/{m[2]}.html{m[3] or ""}"', body))
         print(f"{deck}: {count} slides ({time.monotonic() - start:.1f} s)")
-    wanted = {name for name, _, _ in decks}
+    wanted = {name for name, *_ in decks}
     for old in out.glob("*.slides.html"):
         if old.name not in wanted:  # its notebook was renamed or removed
             old.unlink()
             print(f"removed {old}: no notebook")
     handouts = write_docs(out)
     write_index(out, decks, handouts)
-    print(f"{out / 'index.html'}: {len(decks)} decks, {sum(count for _, _, count in decks)} slides")
+    print(f"{out / 'index.html'}: {len(decks)} decks, {sum(count for _, _, count, _ in decks)} slides")
 
 
 if __name__ == "__main__":

@@ -222,3 +222,45 @@ def test_the_url_checks_catch_what_they_should():
             "https://cdn.example.org/m.mjs",
         ]
     )
+
+
+def _build_module():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("slides_build", ROOT / "slides" / "build.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_presenting_time_counts_spoken_words_code_cells_and_widgets_but_not_skipped_cells():
+    """130 words, 4 code cells and a widget: 1 + 3 + 2 = 6 minutes, shown as 5; Skip cells are not presented."""
+    build = _build_module()
+
+    def cell(kind, text="", slide_type="-", widget=False):
+        outputs = [{"data": {build.WIDGET: {}}}] if widget else []
+        return {
+            "cell_type": kind,
+            "source": text,
+            "metadata": {"slideshow": {"slide_type": slide_type}},
+            "outputs": outputs,
+        }
+
+    words = " ".join(["word"] * 130)
+    cells = [cell("markdown", words), *[cell("code") for _ in range(3)], cell("code", widget=True)]
+    assert build.presenting_minutes({"cells": cells}) == 5
+    skipped = [cell("markdown", " ".join([words] * 20), "skip"), cell("code", slide_type="skip")]
+    assert build.presenting_minutes({"cells": cells + skipped}) == 5
+    assert build.presenting_minutes({"cells": [cell("markdown", " ".join([words] * 20))] + cells}) == 25  # 21 + 3 + 2
+    assert build.presenting_minutes({"cells": [cell("code", widget=True) for _ in range(12)]}) == 35  # 12 * 2.75
+
+
+@needs_decks
+def test_the_index_gives_each_deck_its_slide_count_and_presenting_time():
+    """Each lesson on the index: its slide count and 'about N min', as slides/build.py estimates them."""
+    build = _build_module()
+    index = (SLIDES / "index.html").read_text()
+    for notebook in NOTEBOOKS:
+        nb = json.loads(notebook.read_text())
+        row = f"{build.slide_count(nb)} slides · about {build.presenting_minutes(nb)} min"
+        assert f'href="{notebook.stem}.slides.html">' in index and row in index, notebook.name
