@@ -5,7 +5,8 @@
     python tools/clean_outputs.py notebooks/07_batches_and_shapes.ipynb ...
 
 A torch frame in a traceback, `/home/ana/rnns/.venv/lib/python3.11/site-packages/torch/nn/modules/rnn.py:739`,
-is stored as `…/site-packages/torch/nn/modules/rnn.py:739`; a file of this checkout as its path
+is stored as `torch/nn/modules/rnn.py:739`, the path inside the installed packages (a standard
+library file as `python3.11/...`); a file of this checkout as its path
 relative to the checkout (`helpers/unroll.py`); other paths under the temporary folder or the
 home folder as `…/rest` and `~/rest`. Only the text of outputs changes (tracebacks, error
 messages, streams, text/* data); links to local files (OSC-8 escapes) are dropped, keeping
@@ -39,8 +40,8 @@ def _folder(path, inside, itself):
 
 # (pattern, replacement) in order: the most specific first.
 RULES = [
-    (re.compile(PATH + rf"({SEP})((?:site|dist)-packages){SEP}"), r"…\1\2\1"),  # installed packages
-    (re.compile(PATH + rf"({SEP})lib{SEP}(python3\.\d+){SEP}"), r"…\1\2\1"),  # the standard library
+    (re.compile(PATH + rf"{SEP}(?:site|dist)-packages{SEP}"), ""),  # installed packages: torch/nn/...
+    (re.compile(PATH + rf"{SEP}lib{SEP}(python3\.\d+)({SEP})"), r"\1\2"),  # the standard library: python3.11/...
     *(
         _folder(*rule)
         for rule in [(ROOT, "", "."), (tempfile.gettempdir(), "…/", "…"), (Path.home(), "~/", "~")]
