@@ -49,8 +49,8 @@ URLS = {
 }
 # A markdown link to another lesson ("[notebook 02](02_feature_vectors.ipynb)") leads to its deck.
 LESSON_LINK = re.compile(r'(<a\s[^>]*?href=")(?:\./)?([0-9][0-9]_[^"/#?]+)\.ipynb(#[^"]*)?"')
-# The glossary and the shape cheat sheet (docs/*.md) become pages beside the decks: OUT/docs/NAME.html.
 WIDGET = "application/vnd.jupyter.widget-view+json"  # the output of a cell that shows a widget
+# The glossary and the shape cheat sheet (docs/*.md) become pages beside the decks: OUT/docs/NAME.html.
 DOCS = Path(__file__).resolve().parent.parent / "docs"
 DOC_LINK = re.compile(r'(<a\s[^>]*?href=")(?:\.\./docs/)?([a-z_]+)\.md(#[^"]*)?"')
 DOC_LESSON_LINK = re.compile(r'(<a\s[^>]*?href=")\.\./notebooks/([0-9][0-9]_[^"/#?]+)\.ipynb(#[^"]*)?"')
@@ -74,9 +74,22 @@ def exporter():
     return SlidesExporter(config=c)
 
 
+def relink(pattern, text, target):
+    """`text` with each link `pattern` matches pointed at target.format(name), keeping its #anchor.
+
+    `pattern` captures the link's opening up to href=", the linked file's name, and its anchor.
+    """
+    return pattern.sub(lambda m: f'{m[1]}{target.format(m[2])}{m[3] or ""}"', text)
+
+
+def slide_type(cell):
+    """A cell's Slide Type: slide, subslide, fragment, -, skip or notes ("-" when unset)."""
+    return cell.get("metadata", {}).get("slideshow", {}).get("slide_type", "-")
+
+
 def slide_count(nb):
     """The slides reveal.js will count: cells of type slide or subslide, and the first shown cell."""
-    types = [cell.get("metadata", {}).get("slideshow", {}).get("slide_type", "-") for cell in nb["cells"]]
+    types = [slide_type(cell) for cell in nb["cells"]]
     shown = [i for i, kind in enumerate(types) if kind not in ("skip", "notes")]
     return sum(1 for i, kind in enumerate(types) if kind in ("slide", "subslide") or (shown and i == shown[0]))
 
@@ -88,7 +101,7 @@ def presenting_minutes(nb):
     seconds per shown code cell to run it and read its output with the class, and 2 minutes more
     per widget to move its controls. Set-up cells (Skip) are not presented.
     """
-    shown = [c for c in nb["cells"] if c.get("metadata", {}).get("slideshow", {}).get("slide_type") != "skip"]
+    shown = [c for c in nb["cells"] if slide_type(c) != "skip"]
     words = sum(len(re.findall(r"\w+", "".join(c["source"]))) for c in shown if c["cell_type"] == "markdown")
     code = [c for c in shown if c["cell_type"] == "code"]
     widgets = sum(any(WIDGET in o.get("data", {}) for o in c.get("outputs", [])) for c in code)
@@ -97,12 +110,13 @@ def presenting_minutes(nb):
 
 def title(nb, fallback):
     """The notebook's first markdown heading, else fallback."""
-    for cell in nb["cells"]:
-        if cell["cell_type"] == "markdown":
-            for line in "".join(cell["source"]).splitlines():
-                if line.startswith("#"):
-                    return line.lstrip("#").strip()
-    return fallback
+    markdown = ["".join(cell["source"]) for cell in nb["cells"] if cell["cell_type"] == "markdown"]
+    return heading("\n".join(markdown), fallback)
+
+
+def heading(markdown, fallback):
+    """The first heading of a markdown text, else fallback."""
+    return next((line.lstrip("#").strip() for line in markdown.splitlines() if line.startswith("#")), fallback)
 
 
 def copy_vendor(npm, vendor):
@@ -172,10 +186,10 @@ def write_docs(out):
     (out / "docs").mkdir(exist_ok=True)
     pages = []
     for source in sorted(DOCS.glob("*.md")):
-        body = DOC_REPO_LINK.sub(r"\1", render(source.read_text()))
-        body = DOC_LESSON_LINK.sub(lambda m: f'{m[1]}../{m[2]}.slides.html{m[3] or ""}"', body)
-        body = DOC_LINK.sub(lambda m: f'{m[1]}{m[2]}.html{m[3] or ""}"', body)
-        name = title({"cells": [{"cell_type": "markdown", "source": source.read_text()}]}, source.stem)
+        markdown = source.read_text()
+        body = DOC_REPO_LINK.sub(r"\1", render(markdown))
+        body = relink(DOC_LINK, relink(DOC_LESSON_LINK, body, "../{}.slides.html"), "{}.html")
+        name = heading(markdown, source.stem)
         (out / "docs" / f"{source.stem}.html").write_text(f"""<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -226,8 +240,7 @@ def main():
         start = time.monotonic()
         slides = slides or exporter()
         body, _ = slides.from_filename(str(notebook))
-        body = LESSON_LINK.sub(lambda m: f'{m[1]}{m[2]}.slides.html{m[3] or ""}"', body)
-        deck.write_text(DOC_LINK.sub(lambda m: f'{m[1]}docs/{m[2]}.html{m[3] or ""}"', body))
+        deck.write_text(relink(DOC_LINK, relink(LESSON_LINK, body, "{}.slides.html"), "docs/{}.html"))
         print(f"{deck}: {count} slides ({time.monotonic() - start:.1f} s)")
     wanted = {name for name, *_ in decks}
     for old in out.glob("*.slides.html"):

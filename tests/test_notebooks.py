@@ -130,14 +130,9 @@ def test_next_is_a_link_to_the_next_notebook_under_its_title(path):
     assert f"**Next:** [{title}]({following.name})" in markdown(load(path))
 
 
-def test_study_times_agree_between_readme_notebooks_and_the_estimate():
+def test_study_times_agree_between_readme_notebooks_and_the_estimate(script):
     """Each notebook's "About N minutes" is README's number, and within 5 of benchmarks/study_time.py."""
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location("study_time", ROOT / "benchmarks" / "study_time.py")
-    study_time = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(study_time)
-    estimates = study_time.estimates()
+    estimates = script("benchmarks/study_time.py").estimates()
     readme = (ROOT / "README.md").read_text()
     for path in NOTEBOOKS:
         stated = int(re.search(r"\*About (\d+) minutes", load(path).cells[0].source).group(1))

@@ -224,18 +224,9 @@ def test_the_url_checks_catch_what_they_should():
     )
 
 
-def _build_module():
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location("slides_build", ROOT / "slides" / "build.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-def test_presenting_time_counts_spoken_words_code_cells_and_widgets_but_not_skipped_cells():
+def test_presenting_time_counts_spoken_words_code_cells_and_widgets_but_not_skipped_cells(script):
     """130 words, 4 code cells and a widget: 1 + 3 + 2 = 6 minutes, shown as 5; Skip cells are not presented."""
-    build = _build_module()
+    build = script("slides/build.py")
 
     def cell(kind, text="", slide_type="-", widget=False):
         outputs = [{"data": {build.WIDGET: {}}}] if widget else []
@@ -256,9 +247,9 @@ def test_presenting_time_counts_spoken_words_code_cells_and_widgets_but_not_skip
 
 
 @needs_decks
-def test_the_index_gives_each_deck_its_slide_count_and_presenting_time():
+def test_the_index_gives_each_deck_its_slide_count_and_presenting_time(script):
     """Each lesson on the index: its slide count and 'about N min', as slides/build.py estimates them."""
-    build = _build_module()
+    build = script("slides/build.py")
     index = (SLIDES / "index.html").read_text()
     for notebook in NOTEBOOKS:
         nb = json.loads(notebook.read_text())
