@@ -52,9 +52,9 @@ nbval: setup ## Re-run every notebook and compare each cell with its stored outp
 	$(BIN)/python -m pytest -q -n 2 --dist loadfile -p no:cacheprovider --nbval \
 		--nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg $(NOTEBOOKS)
 
-lint: setup ## ruff over helpers, tests, benchmarks, tools and notebooks
-	$(BIN)/ruff check helpers tests benchmarks tools notebooks
-	$(BIN)/ruff format --check helpers tests benchmarks tools
+lint: setup ## ruff over helpers, tests, benchmarks, tools, slides and notebooks
+	$(BIN)/ruff check helpers tests benchmarks tools slides notebooks
+	$(BIN)/ruff format --check helpers tests benchmarks tools slides
 
 execute: setup ## Re-run notebooks in place to refresh outputs, without this machine's paths (NB=path for one; FORCE=1 to overwrite uncommitted edits)
 	@targets="$(or $(NB),$(NOTEBOOKS))"; \

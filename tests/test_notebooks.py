@@ -87,6 +87,17 @@ def test_every_cell_carries_slide_metadata(path):
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_only_the_set_up_cell_is_left_out_of_the_deck(path):
+    """Every cell but the set-up (imports and seeds, cell 1) is on a slide or in the speaker notes; no empty cell."""
+    cells = load(path).cells
+    skipped = [i for i, cell in enumerate(cells) if cell.metadata.get("slideshow", {}).get("slide_type") == "skip"]
+    assert skipped == [1], f"{path.name}: cells {skipped} are Skip; only the set-up cell (1) may be"
+    assert cells[1].cell_type == "code" and "import" in cells[1].source, "cell 1 is not the set-up cell"
+    empty = [i for i, cell in enumerate(cells) if not cell.source.strip()]
+    assert not empty, f"{path.name}: cells {empty} are empty"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
 def test_notebook_ends_with_2_to_4_checked_exercises_all_registered(path):
     """The Exercises section numbers 2-4 exercises; its checks and helpers.solutions name the same keys."""
     from helpers import exercises

@@ -26,20 +26,12 @@ from PIL import Image, ImageChops
 from playwright.sync_api import expect, sync_playwright
 
 ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "slides"))
+from measure import CHROMIUM, CHROMIUM_FLAGS  # noqa: E402  (Debian's Chromium and its launch flags)
+
 BUILD = ROOT / "build"
 SHOTS = BUILD / "browser"
 FIXTURE = Path(__file__).with_name("fixture_widget.ipynb")
-CHROMIUM = "/usr/bin/chromium"  # Debian's package: Playwright must never download a browser
-CHROMIUM_FLAGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 RUN_ALL_MS = 180_000  # a lesson's Run All imports torch and may train; CI machines are small
 IDLE = ".jp-Notebook-ExecutionIndicator[data-status='idle']"
 PRESSES = 3  # ArrowRight presses on the slider handle

@@ -8,11 +8,17 @@ and counts the notebook's slides; MathJax typesets the first slide with display 
 its own fonts from vendor/; the explorer's plot (an ipywidgets Image, from the saved widget state)
 shows beside its sliders. Screenshots of the first slide, those three and the last (with every
 fragment shown): build/slides-screenshots/<deck>/slide-H-V.png.
+
+And every slide of every deck fits the 1280x720 screen, with readable text (slides/measure.py:
+nothing too tall or wide, nothing scrolling inside a slide, body text >= 24px, code and outputs
+>= 18px, nothing under 16px), measured with all its fragments shown; a screenshot of each slide
+goes to build/slides-screenshots/<deck>/fit/.
 """
 
 import json
 import re
 import shutil
+import sys
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -22,6 +28,9 @@ from playwright.sync_api import sync_playwright
 from test_browser import CHROMIUM, CHROMIUM_FLAGS, sandbox_env
 
 ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "slides"))
+import measure  # noqa: E402  (slides/measure.py: the fit and text-size checks)
+
 SLIDES = ROOT / "build" / "slides"
 SHOTS = ROOT / "build" / "slides-screenshots"
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
@@ -35,16 +44,7 @@ OFF_MACHINE = re.compile(
 )
 PRESENT = ".reveal .slides > section.present > section.present"  # the slide on screen (a subslide section)
 MATHJAX_DONE_JS = "() => new Promise(done => MathJax.Hub.Queue(() => done(true)))"
-# Show slide (h, v) with all of its fragments, scrolled to its top.
-# (Showing fragments scrolls the slide to them: at once, since the browser asks for reduced motion.)
-SHOW_JS = """async ([h, v]) => {
-  Reveal.slide(h, v, 0);
-  const slide = Reveal.getCurrentSlide();
-  Reveal.slide(h, v, slide.querySelectorAll('.fragment').length - 1);
-  slide.scrollTop = 0;
-  await new Promise(done => MathJax.Hub.Queue(done));
-  return Reveal.getIndices(slide);
-}"""
+SHOW_JS = measure.SHOW_JS  # show slide (h, v) with all of its fragments, from its top
 # Scroll the current slide (it scrolls by itself, not the page) so that element is in view.
 SCROLL_TO_JS = """element => {
   const slide = Reveal.getCurrentSlide();
@@ -201,3 +201,24 @@ def check_deck(context, notebook):
         raise
     finally:
         page.close()
+
+
+@pytest.mark.parametrize("notebook", NOTEBOOKS, ids=lambda path: path.stem)
+def test_every_slide_fits_the_screen_with_readable_text(in_chromium, notebook):
+    """No slide is taller or wider than 1280x720 or scrolls inside; body >= 24px, code >= 18px, nothing < 16px."""
+    deck = SLIDES / f"{notebook.stem}.slides.html"
+    shots = SHOTS / notebook.stem / "fit"
+    shutil.rmtree(shots, ignore_errors=True)
+    shots.mkdir(parents=True)
+
+    def run(context):
+        page = context.new_page()
+        try:
+            return measure.measure(page, deck, shots)
+        finally:
+            page.close()
+
+    results = in_chromium(run)
+    assert len(results) == len({where for _, where in cells_with_slides(notebook) if where}), "slides went unmeasured"
+    failing = [f"slide {h}-{v} ({title}): " + "; ".join(problems) for h, v, title, problems in results if problems]
+    assert not failing, f"{len(failing)} of {len(results)} slides do not fit or have small text:\n" + "\n".join(failing)

@@ -1,0 +1,142 @@
+"""Measure every slide of the decks in Chromium at 1280x720: does it fit, is its text readable?
+
+    python slides/measure.py build/slides/01_scalar_rnn.slides.html ...   # a line per slide, then a total
+    python slides/measure.py --shots DIR build/slides/*.slides.html       # and a screenshot of each slide
+
+Each slide is shown with all of its fragments (its tallest state), once MathJax has typeset it
+and its widgets have rendered. A slide fails when
+- it is taller or wider than the 1280x720 canvas (it would have to scroll), or
+- something inside it scrolls (an output box, a table) or is cut off, or
+- its text is too small: body text under 24px, code and outputs under 18px, anything under 16px
+  (MathJax's sub- and superscripts, <sub>, <sup>). Speaker notes are not on the slide, so not measured.
+The sizes are the slide's own pixels, which are screen pixels on a 1280x720 screen.
+tests/browser/test_slides.py runs `measure` on every deck and fails on any problem.
+"""
+
+import argparse
+import sys
+from pathlib import Path
+
+VIEWPORT = {"width": 1280, "height": 720}
+BODY_PX, CODE_PX, LEAST_PX = 24, 18, 16
+# Debian's Chromium (Playwright must never download a browser) and its launch flags, which the
+# browser tests (tests/browser/) use too.
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+# Show slide (h, v) with all of its fragments, scrolled to its top, once MathJax is done.
+SHOW_JS = """async ([h, v]) => {
+  Reveal.slide(h, v, 0);
+  const slide = Reveal.getCurrentSlide();
+  Reveal.slide(h, v, slide.querySelectorAll('.fragment').length - 1);
+  slide.scrollTop = 0;
+  await new Promise(done => MathJax.Hub.Queue(done));
+  return Reveal.getIndices(slide);
+}"""
+# Every widget on the current slide has rendered, and its plot image is decoded.
+WIDGETS_READY_JS = """() => {
+  const slide = Reveal.getCurrentSlide();
+  const views = slide.querySelectorAll('script[type="application/vnd.jupyter.widget-view+json"]').length;
+  const images = [...slide.querySelectorAll('img.widget-image')];
+  return views === 0 || (images.length > 0 && images.every(img => img.complete && img.naturalWidth > 0));
+}"""
+# The current slide's problems (see the module's docstring), as short strings.
+PROBLEMS_JS = """([body, code, least]) => {
+  const slide = Reveal.getCurrentSlide();
+  const problems = [];
+  const over = slide.scrollHeight - slide.clientHeight, wide = slide.scrollWidth - slide.clientWidth;
+  if (over > 1) problems.push(`${over}px too tall (${slide.scrollHeight}px of ${slide.clientHeight}px)`);
+  if (wide > 1) problems.push(`${wide}px too wide`);
+  for (const element of slide.querySelectorAll('*')) {
+    if (element.closest('aside.notes') || !element.getClientRects().length) continue;
+    const style = getComputedStyle(element);
+    const clips = /auto|scroll|hidden|clip/;
+    const tall = clips.test(style.overflowY) && element.scrollHeight > element.clientHeight + 1;
+    const broad = clips.test(style.overflowX) && element.scrollWidth > element.clientWidth + 1;
+    if (element !== slide && (tall || broad) && !element.closest('.MathJax_CHTML, .widget-slider, .widget-readout')) {
+      const what = (element.textContent || element.tagName).trim().slice(0, 40);
+      problems.push(`<${element.tagName.toLowerCase()}> scrolls inside the slide: "${what}"`);
+    }
+  }
+  const walker = document.createTreeWalker(slide, NodeFilter.SHOW_TEXT);
+  const seen = new Set();
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    const element = node.parentElement;
+    if (!node.textContent.trim() || seen.has(element)) continue;
+    seen.add(element);
+    if (element.closest('aside.notes, script, style') || !element.getClientRects().length) continue;
+    const px = parseFloat(getComputedStyle(element).fontSize);
+    const small = element.closest('.MathJax_CHTML, sub, sup');
+    const mono = element.closest('pre, code, .jp-OutputArea, .jp-InputArea');
+    const floor = small ? least : mono ? code : body;
+    if (px < floor - 0.01) {
+      const kind = small ? 'maths/sub/sup' : mono ? 'code/output' : 'text';
+      problems.push(`${kind} at ${px.toFixed(1)}px (< ${floor}px): "${node.textContent.trim().slice(0, 40)}"`);
+    }
+  }
+  return problems;
+}"""
+
+
+def measure(page, deck, shots=None):
+    """[(h, v, title, problems)] for each slide of `deck` (a path), in order; screenshots into `shots`."""
+    page.goto(Path(deck).resolve().as_uri())
+    page.wait_for_function("() => window.Reveal && Reveal.isReady()")
+    page.evaluate("() => new Promise(done => MathJax.Hub.Queue(() => done(true)))")
+    page.evaluate("document.fonts.ready.then(() => true)")
+    scale = page.evaluate("Reveal.getScale()")
+    assert abs(scale - 1) < 1e-6, f"the deck is scaled by {scale} at 1280x720: sizes would not be the slide's own"
+    results = []
+    for where in page.evaluate("Reveal.getSlides().map(s => Reveal.getIndices(s))"):
+        h, v = where["h"], where.get("v") or 0
+        page.evaluate(SHOW_JS, [h, v])
+        page.wait_for_function(WIDGETS_READY_JS, timeout=20_000)
+        title = page.evaluate(
+            "() => { const s = Reveal.getCurrentSlide(); const t = (s.querySelector('h1, h2, h3, h4') || s).cloneNode(true);"
+            " t.querySelectorAll('.MJX_Assistive_MathML, script, .anchor-link').forEach(e => e.remove());"
+            " return t.textContent.trim().replace(/\\s+/g, ' ').slice(0, 60); }"
+        )
+        problems = page.evaluate(PROBLEMS_JS, [BODY_PX, CODE_PX, LEAST_PX])
+        if shots:
+            page.screenshot(path=Path(shots) / f"{Path(deck).name.split('.')[0]}-{h}-{v}.png")
+        results.append((h, v, title, problems))
+    return results
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("decks", type=Path, nargs="+", help="build/slides/NN_name.slides.html")
+    parser.add_argument("--shots", type=Path, help="a folder for a screenshot of every slide")
+    args = parser.parse_args()
+    if args.shots:
+        args.shots.mkdir(parents=True, exist_ok=True)
+    from playwright.sync_api import sync_playwright
+
+    failing = total = 0
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
+        page = browser.new_page(viewport=VIEWPORT, reduced_motion="reduce")
+        for deck in args.decks:
+            results = measure(page, deck, args.shots)
+            bad = [r for r in results if r[3]]
+            for h, v, title, problems in results:
+                print(f"{deck.name.split('.')[0]} {h}-{v} {'FAIL' if problems else 'ok  '} {title}")
+                for problem in problems:
+                    print(f"      {problem}")
+            print(f"{deck.name}: {len(results)} slides, {len(bad)} do not fit or have small text")
+            failing, total = failing + len(bad), total + len(results)
+        browser.close()
+    print(f"total: {total} slides, {failing} failing")
+    return 1 if failing else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
