@@ -72,7 +72,8 @@ PROBLEMS_JS = """([body, code, least]) => {
     const element = node.parentElement;
     if (!node.textContent.trim() || seen.has(element)) continue;
     seen.add(element);
-    if (element.closest('aside.notes, script, style') || !element.getClientRects().length) continue;
+    // MathJax's copy of each formula for screen readers is clipped to nothing: not on screen.
+    if (element.closest('aside.notes, script, style, .MJX_Assistive_MathML') || !element.getClientRects().length) continue;
     const px = parseFloat(getComputedStyle(element).fontSize);
     const small = element.closest('.MathJax_CHTML, sub, sup');
     const mono = element.closest('pre, code, .jp-OutputArea, .jp-InputArea');
