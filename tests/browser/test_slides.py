@@ -222,3 +222,50 @@ def test_every_slide_fits_the_screen_with_readable_text(in_chromium, notebook):
     assert len(results) == len({where for _, where in cells_with_slides(notebook) if where}), "slides went unmeasured"
     failing = [f"slide {h}-{v} ({title}): " + "; ".join(problems) for h, v, title, problems in results if problems]
     assert not failing, f"{len(failing)} of {len(results)} slides do not fit or have small text:\n" + "\n".join(failing)
+
+
+def test_the_fit_check_catches_a_tall_slide_inner_scrolling_and_small_text(in_chromium):
+    """measure.PROBLEMS_JS flags each fault planted in a real deck's first slide, and nothing on a clean one."""
+    deck = SLIDES / f"{NOTEBOOKS[0].stem}.slides.html"
+    plant = """kind => {
+      const slide = Reveal.getCurrentSlide();
+      slide.querySelectorAll('*').forEach(e => { if (e.parentElement === slide) e.remove(); });
+      const add = html => slide.insertAdjacentHTML('beforeend', html);
+      add('<p>short</p>');
+      if (kind === 'tall') add('<div style="height: 900px">tall</div>');
+      if (kind === 'wide') add('<div style="width: 1500px">wide</div>');
+      if (kind === 'scroll') add('<pre style="font-size: 20px; max-height: 40px; overflow: auto">1\\n2\\n3\\n4\\n5\\n6</pre>');
+      if (kind === 'body') add('<p style="font-size: 22px">body text</p>');
+      if (kind === 'code') add('<pre style="font-size: 17px">code</pre>');
+      if (kind === 'sub') add('<p>x<sub style="font-size: 15px">t</sub></p>');
+    }"""
+    expected = {
+        "clean": "",
+        "tall": "too tall",
+        "wide": "too wide",
+        "scroll": "scrolls inside",
+        "body": "text at 22.0px",
+        "code": "code/output at 17.0px",
+        "sub": "maths/sub/sup at 15.0px",
+    }
+
+    def run(context):
+        page = context.new_page()
+        found = {}
+        try:
+            page.goto(deck.as_uri())
+            page.wait_for_function("() => window.Reveal && Reveal.isReady()")
+            for kind in expected:
+                page.evaluate(SHOW_JS, [0, 0])
+                page.evaluate(plant, kind)
+                found[kind] = page.evaluate(measure.PROBLEMS_JS, [measure.BODY_PX, measure.CODE_PX, measure.LEAST_PX])
+                page.reload()
+                page.wait_for_function("() => window.Reveal && Reveal.isReady()")
+        finally:
+            page.close()
+        return found
+
+    found = in_chromium(run)
+    assert found["clean"] == [], found["clean"]
+    for kind, problem in list(expected.items())[1:]:
+        assert len(found[kind]) == 1 and problem in found[kind][0], (kind, found[kind])
