@@ -269,3 +269,42 @@ def test_the_fit_check_catches_a_tall_slide_inner_scrolling_and_small_text(in_ch
     assert found["clean"] == [], found["clean"]
     for kind, problem in list(expected.items())[1:]:
         assert len(found[kind]) == 1 and problem in found[kind][0], (kind, found[kind])
+
+
+def test_the_speaker_view_shows_the_notes_with_their_maths_drawn_once(in_chromium):
+    """S opens the speaker view; a slide's notes are there, each formula as MathML (MathJax's output needs its styles)."""
+    where = next(
+        (
+            (notebook, where)
+            for notebook in NOTEBOOKS
+            for cell, where in cells_with_slides(notebook)
+            if where
+            and cell.get("metadata", {}).get("slideshow", {}).get("slide_type") == "notes"
+            and "$" in "".join(cell["source"])
+        ),
+        None,
+    )
+    assert where, "no notes cell with maths in any notebook: nothing to test"
+    notebook, (h, v) = where
+
+    def run(context):
+        page = context.new_page()
+        try:
+            page.goto((SLIDES / f"{notebook.stem}.slides.html").as_uri())
+            page.wait_for_function("() => window.Reveal && Reveal.isReady()")
+            page.evaluate(SHOW_JS, [h, v])
+            with context.expect_page() as opened:
+                page.keyboard.press("s")
+            speaker = opened.value
+            notes = speaker.locator(".speaker-controls-notes .value")
+            notes.locator("math").first.wait_for(state="attached")
+            speaker.screenshot(path=SHOTS / notebook.stem / "speaker-view.png")
+            shown = notes.inner_text()
+            return notes.locator("math").count(), notes.locator(".MathJax_CHTML, .MJX_Assistive_MathML").count(), shown
+        finally:
+            for open_page in context.pages:
+                open_page.close()
+
+    formulas, mathjax, shown = in_chromium(run)
+    assert formulas > 0 and mathjax == 0, (formulas, mathjax)
+    assert "$" not in shown and len(shown.split()) > 5, shown
