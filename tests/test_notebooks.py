@@ -69,6 +69,12 @@ def test_outputs_are_stored_from_one_clean_run(path):
                 assert "NBVAL_RAISES_EXCEPTION" in cell.source, f"unexpected error in: {first_line}"
             plain = json.dumps(output.get("data", {}).get("text/plain", "")) + output.get("text", "")
             assert not re.search(r" at 0x[0-9a-f]+", plain), f"a memory address is stored in: {first_line}"
+        streams = [
+            (a.name, b.name)
+            for a, b in zip(cell.outputs, cell.outputs[1:])
+            if a.output_type == b.output_type == "stream"
+        ]
+        assert all(x != y for x, y in streams), f"printed text stored in chunks (make execute joins them): {first_line}"
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)

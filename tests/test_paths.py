@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
 DECKS = sorted((ROOT / "build" / "slides").glob("*.slides.html"))
 sys.path.insert(0, str(ROOT / "tools"))
-from clean_outputs import clean_text  # noqa: E402
+from clean_outputs import clean_text, join_streams  # noqa: E402
 
 # This machine's folders, as stored and as IPython writes them (~ for the home folder).
 HOME = str(Path.home())
@@ -113,3 +113,26 @@ def test_the_cleaner_keeps_the_rest():
     assert clean_text(stdlib) == "File python3.11/asyncio/events.py:88"
     assert clean_text(clean_text(frame)) == clean_text(frame)
     assert clean_text("a / b, helpers/unroll.py, 1/2") == "a / b, helpers/unroll.py, 1/2"
+
+
+def test_the_cleaner_joins_a_cells_printed_chunks_per_stream():
+    """stdout chunks in a row become one output; a stderr chunk or a result between them keeps them apart."""
+    import nbformat
+
+    out = nbformat.v4.new_output
+    outputs = [
+        out("stream", name="stdout", text="h_1 = "),
+        out("stream", name="stdout", text="tensor([0.5])\n"),
+        out("stream", name="stderr", text="warning\n"),
+        out("stream", name="stdout", text="a\n"),
+        out("execute_result", data={"text/plain": "1"}, execution_count=1),
+        out("stream", name="stdout", text="b\n"),
+    ]
+    joined = join_streams(outputs)
+    assert [(o.output_type, o.get("name"), o.get("text")) for o in joined] == [
+        ("stream", "stdout", "h_1 = tensor([0.5])\n"),
+        ("stream", "stderr", "warning\n"),
+        ("stream", "stdout", "a\n"),
+        ("execute_result", None, None),
+        ("stream", "stdout", "b\n"),
+    ]

@@ -12,6 +12,10 @@ home folder as `…/rest` and `~/rest`. Only the text of outputs changes (traceb
 messages, streams, text/* data); links to local files (OSC-8 escapes) are dropped, keeping
 their text. Cell ids, sources, metadata, images and widget state are left as they are, and a
 notebook with nothing to rewrite is not written at all.
+
+It also joins a cell's consecutive printed outputs of one stream (stdout or stderr) into one. The
+kernel sends printed text in chunks whose boundaries depend on timing, so one run may store
+`h_1 = ` and `tensor(...)` as two outputs, which a slide then shows on two lines.
 """
 
 import re
@@ -73,20 +77,38 @@ def clean_output(output):
     return repr(output) != before
 
 
+def join_streams(outputs):
+    """`outputs` with each run of consecutive stream outputs of the same name joined into one."""
+    joined = []
+    for output in outputs:
+        last = joined[-1] if joined else None
+        if output.output_type == "stream" and last and last.output_type == "stream" and last.name == output.name:
+            last.text += output.text
+        else:
+            joined.append(output)
+    return joined
+
+
 def clean_notebook(path):
     """Clean every output of the notebook at `path`; write it back only if something changed."""
     nb = nbformat.read(path, as_version=nbformat.NO_CONVERT)
-    changed = [clean_output(o) for cell in nb.cells for o in cell.get("outputs", [])]
-    if any(changed):
+    changed = 0
+    for cell in nb.cells:
+        if "outputs" in cell:
+            joined = join_streams(cell.outputs)
+            changed += len(cell.outputs) - len(joined)
+            cell.outputs = joined
+            changed += sum(clean_output(o) for o in cell.outputs)
+    if changed:
         nbformat.write(nb, path)
-    return sum(changed)
+    return changed
 
 
 def main(paths):
     for path in paths:
         count = clean_notebook(path)
         if count:
-            print(f"{path}: machine paths rewritten in {count} output(s)")
+            print(f"{path}: {count} output(s) cleaned (machine paths rewritten, printed chunks joined)")
 
 
 if __name__ == "__main__":
