@@ -140,13 +140,40 @@ def copy_vendor(npm, vendor):
     return True
 
 
+def printed(out, deck):
+    """(href, label) of each handout of `deck` in OUT/handouts/ that is not older than the deck.
+
+    `make handouts` (slides/handouts.py) prints them there: NN_name.pdf (a page per slide) and
+    NN_name-notes.pdf (with speaker notes); before it has, or once the deck has changed, none.
+    """
+    stem = deck.removesuffix(".slides.html")
+    found = []
+    for suffix, label in (("", "PDF"), ("-notes", "PDF with notes")):
+        pdf = out / "handouts" / f"{stem}{suffix}.pdf"
+        if pdf.exists() and pdf.stat().st_mtime >= (out / deck).stat().st_mtime:
+            found.append((f"handouts/{pdf.name}", label))
+    return found
+
+
 def write_index(out, decks, handouts=()):
-    """OUT/index.html: a link to each deck, with its title, slide count and presenting time, then the handouts."""
+    """OUT/index.html: a link to each deck, with its title, slide count, presenting time and PDFs, then the handouts."""
+    pdfs = {deck: printed(out, deck) for deck, *_ in decks}
     rows = "\n".join(
         f'    <li><a href="{html.escape(deck)}">{html.escape(name)}</a>'
-        f"<span>{count} slides · about {minutes} min</span></li>"
+        f"<span>{count} slides · about {minutes} min</span>"
+        + "".join(f'<a class="pdf" href="{html.escape(href)}">{label}</a>' for href, label in pdfs[deck])
+        + "</li>"
         for deck, name, count, minutes in decks
     )
+    if any(pdfs.values()):
+        about_pdfs = (
+            "PDF: a page per slide, every fragment shown. PDF with notes: each slide that has speaker"
+            " notes is followed by a page of its notes."
+        )
+    else:
+        about_pdfs = (
+            "A PDF of each deck (a page per slide, and one with the speaker notes): run <code>make handouts</code>."
+        )
     (out / "index.html").write_text(f"""<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -160,6 +187,7 @@ def write_index(out, decks, handouts=()):
     li {{ margin: 0.35em 0; }}
     a {{ color: #0645ad; font-weight: 600; text-decoration: none; }}
     a:hover, a:focus {{ text-decoration: underline; }}
+    a.pdf {{ font-size: 22px; font-weight: normal; margin-left: 0.8em; }}
     span {{ color: #555; font-size: 22px; margin-left: 0.8em; }}
     p, kbd {{ font-size: 22px; }}
     kbd {{ border: 1px solid #999; border-radius: 4px; padding: 0 6px; }}
@@ -172,6 +200,7 @@ def write_index(out, decks, handouts=()):
   </ul>
   <p>Times are estimates: slide text and speaker notes spoken at 130 words a minute, 45 s per code
   cell, 2 minutes per widget.</p>
+  <p>{about_pdfs}</p>
   <p>Handouts: {" · ".join(f'<a href="{html.escape(page)}">{html.escape(name)}</a>' for page, name in handouts)}</p>
   <p>Keys: <kbd>→</kbd>/<kbd>Space</kbd> next, <kbd>←</kbd> back, <kbd>Esc</kbd> overview,
   <kbd>F</kbd> full screen, <kbd>S</kbd> speaker notes, <kbd>B</kbd> black screen, <kbd>?</kbd> all keys.</p>

@@ -131,7 +131,50 @@ def test_every_notebook_has_a_deck_and_the_index_links_each_deck():
     assert {deck.name for deck in SLIDES.glob("*.slides.html")} == wanted
     links = {url for where, url in Deck((SLIDES / "index.html").read_text()).urls if where == "<a href>"}
     handouts = {f"docs/{page.stem}.html" for page in (ROOT / "docs").glob("*.md")}
-    assert links == wanted | handouts
+    # The PDFs of `make handouts`, linked once printed (not before, nor once their deck is newer).
+    pdfs = {f"handouts/{name.removesuffix('.slides.html')}{suffix}.pdf" for name in wanted for suffix in ("", "-notes")}
+    assert wanted | handouts <= links <= wanted | handouts | pdfs
+
+
+@needs_decks
+def test_every_link_on_the_index_resolves_inside_build_slides_with_or_without_the_pdfs():
+    """Each link of index.html (decks, docs pages, handout PDFs) is a file in build/slides/, and each
+    linked PDF is not older than its deck: the folder stays self-contained, before and after `make handouts`."""
+    for where, url in Deck((SLIDES / "index.html").read_text()).urls:
+        if where != "<a href>" or urlsplit(url).scheme or url.startswith("#"):
+            continue
+        target = SLIDES / unquote(urlsplit(url).path)
+        assert target.is_file(), f"index.html links {url}, which is not in build/slides/"
+        if url.startswith("handouts/"):
+            deck = SLIDES / f"{target.stem.removesuffix('-notes')}.slides.html"
+            assert target.stat().st_mtime >= deck.stat().st_mtime, f"index.html links {url}, older than {deck.name}"
+
+
+def test_the_index_links_a_decks_pdfs_only_once_printed_and_not_older_than_the_deck(script, tmp_path):
+    """write_index: no PDF yet -> no link and a hint to run `make handouts`; fresh PDFs -> both linked; a deck
+    rebuilt after them -> its links are gone."""
+    import os
+
+    build = script("slides/build.py")
+    deck = tmp_path / "01_a.slides.html"
+    deck.write_text("deck")
+    decks = [(deck.name, "01 · A", 3, 5)]
+
+    def index_links():
+        build.write_index(tmp_path, decks)
+        page = (tmp_path / "index.html").read_text()
+        return page, {url for where, url in Deck(page).urls if url.startswith("handouts/")}
+
+    page, links = index_links()
+    assert links == set() and "make handouts" in page
+    (tmp_path / "handouts").mkdir()
+    for name in ("01_a.pdf", "01_a-notes.pdf"):
+        (tmp_path / "handouts" / name).write_bytes(b"%PDF-1.4")
+    page, links = index_links()
+    assert links == {"handouts/01_a.pdf", "handouts/01_a-notes.pdf"} and "make handouts" not in page
+    later = (tmp_path / "handouts" / "01_a.pdf").stat().st_mtime + 10
+    os.utime(deck, (later, later))  # the deck was rebuilt after the PDFs were printed
+    assert index_links()[1] == set()
 
 
 @needs_decks
