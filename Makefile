@@ -17,7 +17,7 @@ export PATH := $(CURDIR)/$(BIN):$(PATH)
 # JupyterLab refuses to run as root unless told; only then is the flag added.
 ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root)
 
-.PHONY: help setup lab restore test unit nbval lint execute parity bench test-browser slides clean
+.PHONY: help setup lab restore test unit nbval lint execute parity bench test-browser slides handouts clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -74,11 +74,18 @@ execute: setup ## Re-run notebooks in place to refresh outputs, without this mac
 	  $(BIN)/python tools/clean_outputs.py "$$nb" || exit 1; \
 	done
 
-test-browser: setup slides ## Headless Chromium: widget notebooks in JupyterLab and Voila (build/browser), every slide deck offline (build/slides-screenshots)
+test-browser: setup slides handouts ## Headless Chromium: widget notebooks in JupyterLab and Voila (build/browser), every slide deck offline (build/slides-screenshots), the handout PDFs
 	@test -x /usr/bin/chromium || { apt-get update && apt-get install -y chromium; }
 	$(BIN)/python -m pytest -v -p no:cacheprovider tests/browser
 
 slides: setup $(SLIDES_NPM)/.installed ## One offline reveal.js deck per notebook, and an index: build/slides/index.html
+	$(BIN)/python slides/build.py --npm $(SLIDES_NPM)/node_modules --out build/slides $(NOTEBOOKS)
+
+# Printed with Debian's Chromium (installed here if missing), from the decks, offline. The second
+# build.py run only rewrites the index (no deck is stale), which then links the PDFs.
+handouts: slides ## Print each deck to build/handouts/NN_name.pdf (a page per slide) and NN_name-notes.pdf (with notes)
+	@test -x /usr/bin/chromium || { apt-get update && apt-get install -y chromium; }
+	$(BIN)/python slides/handouts.py --slides build/slides --out build/handouts
 	$(BIN)/python slides/build.py --npm $(SLIDES_NPM)/node_modules --out build/slides $(NOTEBOOKS)
 
 # reveal.js, require.js, jQuery, MathJax and the widget renderer, at slides/package-lock.json's versions.

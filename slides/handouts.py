@@ -160,10 +160,15 @@ async def print_decks(decks, out):
         await browser.close()
 
 
+REFUSED = []  # requests that would have left the machine: printing fails if there are any
+
+
 async def offline(route):
+    """Let a deck load its own files (file:, data:, blob:); refuse anything else, and note it."""
     if route.request.url.startswith(("file:", "data:", "blob:")):
         await route.fallback()
     else:
+        REFUSED.append(route.request.url)
         await route.abort()
 
 
@@ -180,6 +185,8 @@ def main():
     copies.mkdir(exist_ok=True)
     start = time.monotonic()
     asyncio.run(print_decks(decks, args.out))
+    if REFUSED:
+        sys.exit(f"slides/handouts.py: the decks asked for files off this machine: {sorted(set(REFUSED))}")
     wanted = {deck.name.replace(".slides.html", suffix) for deck in decks for suffix in SUFFIXES}
     for old in [*args.out.glob("*.pdf"), *copies.glob("*.pdf")]:
         if old.name not in wanted:  # its deck is gone

@@ -1,0 +1,157 @@
+"""The handouts of `make handouts`: each deck printed to PDF, a page per slide, none blank.
+
+Run by `make test-browser`, which runs `make handouts` (slides/handouts.py) first. Reads
+build/handouts/ and build/slides/; checks per lesson:
+- NN_name.pdf has exactly one page per slide of its deck (the count the index shows);
+- NN_name-notes.pdf has a page per slide plus one page per slide that has speaker notes, each
+  notes page right after its slide and showing the start of those notes;
+- no page of either is blank (no text and no image: slides/handouts.py's blank_pages);
+- build/slides/handouts/ holds the same files, and build/slides/index.html links both.
+And the blank-page check itself: it flags an empty page that Chromium printed, and passes a page
+that shows only an image.
+"""
+
+import base64
+import json
+import re
+import sys
+import zlib
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+from pypdf import PdfReader, PdfWriter
+from test_browser import CHROMIUM, CHROMIUM_FLAGS
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "slides"))
+import handouts  # noqa: E402  (slides/handouts.py: pages, blank_pages)
+
+SLIDES = ROOT / "build" / "slides"
+HANDOUTS = ROOT / "build" / "handouts"
+NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+WORD = re.compile(r"[A-Za-z]{3,}")
+
+
+class SlideNotes(HTMLParser):
+    """The text of each slide's speaker notes in a deck, in slide order ("" for a slide without)."""
+
+    def __init__(self, text):
+        super().__init__(convert_charrefs=True)
+        self.depth, self.notes, self._in_notes, self._skip = 0, [], 0, 0
+        self.feed(text)
+
+    def handle_starttag(self, tag, attrs):
+        if tag == "section":
+            self.depth += 1
+            if self.depth == 2:  # a slide (nbconvert nests each in a horizontal stack)
+                self.notes.append("")
+        elif tag == "aside" and "notes" in (dict(attrs).get("class") or "").split():
+            self._in_notes += 1
+        elif self._in_notes and tag in ("script", "style"):
+            self._skip += 1
+
+    def handle_endtag(self, tag):
+        if tag == "section":
+            self.depth -= 1
+        elif tag == "aside" and self._in_notes:
+            self._in_notes -= 1
+        elif tag in ("script", "style") and self._skip:
+            self._skip -= 1
+
+    def handle_data(self, data):
+        if self._in_notes and not self._skip:
+            self.notes[-1] += data
+
+
+def pdfs(notebook):
+    """The two PDFs of a lesson; fails when `make handouts` has not printed them from its current deck."""
+    deck = SLIDES / f"{notebook.stem}.slides.html"
+    found = [HANDOUTS / f"{notebook.stem}{suffix}.pdf" for suffix in ("", "-notes")]
+    for pdf in found:
+        assert pdf.exists(), f"no {pdf.relative_to(ROOT)}: `make test-browser` runs `make handouts` first"
+        assert pdf.stat().st_mtime >= deck.stat().st_mtime, f"{pdf.name} is older than {deck.name}"
+    return found
+
+
+def words(text):
+    return WORD.findall(text)
+
+
+@pytest.mark.parametrize("notebook", NOTEBOOKS, ids=lambda path: path.stem)
+def test_the_handout_has_one_page_per_slide_and_no_blank_page(notebook, script):
+    """NN_name.pdf: as many pages as the deck has slides (the index's count), and every page shows something."""
+    slides_pdf, _ = pdfs(notebook)
+    count = script("slides/build.py").slide_count(json.loads(notebook.read_text()))
+    assert len(SlideNotes((SLIDES / f"{notebook.stem}.slides.html").read_text()).notes) == count
+    assert handouts.pages(slides_pdf) == count, f"{slides_pdf.name}: {handouts.pages(slides_pdf)} pages, {count} slides"
+    assert handouts.blank_pages(slides_pdf) == [], f"{slides_pdf.name} has blank pages"
+
+
+@pytest.mark.parametrize("notebook", NOTEBOOKS, ids=lambda path: path.stem)
+def test_the_handout_with_notes_puts_each_slides_notes_on_the_page_after_it(notebook):
+    """NN_name-notes.pdf: slides + slides with notes pages; a notes page follows its slide and starts with its notes."""
+    slides_pdf, notes_pdf = pdfs(notebook)
+    notes = SlideNotes((SLIDES / f"{notebook.stem}.slides.html").read_text()).notes
+    with_notes = [text for text in notes if text.strip()]
+    assert handouts.pages(notes_pdf) == len(notes) + len(with_notes)
+    assert handouts.blank_pages(notes_pdf) == [], f"{notes_pdf.name} has blank pages"
+    slide_pages = [page.extract_text() for page in PdfReader(slides_pdf).pages]
+    printed = iter(page.extract_text() for page in PdfReader(notes_pdf).pages)
+    for number, (text, slide_text) in enumerate(zip(notes, slide_pages, strict=True), start=1):
+        assert words(next(printed)) == words(slide_text), (
+            f"page {number} of {slides_pdf.name} is not the slide before its notes"
+        )
+        if text.strip():
+            page = " ".join(words(next(printed)))
+            start = " ".join(words(text)[:6])
+            assert start in page, f"slide {number}: its notes page does not start with {start!r}: {page[:200]!r}"
+
+
+def test_build_slides_holds_the_handouts_and_the_index_links_them():
+    """build/slides/handouts/ has a copy of each PDF (the folder stays self-contained); index.html links both per deck."""
+    index = (SLIDES / "index.html").read_text()
+    for notebook in NOTEBOOKS:
+        for pdf in pdfs(notebook):
+            copy = SLIDES / "handouts" / pdf.name
+            assert copy.read_bytes() == pdf.read_bytes(), f"{copy} is not a copy of {pdf}"
+            assert f'href="handouts/{pdf.name}"' in index, f"index.html does not link handouts/{pdf.name}"
+
+
+def test_the_blank_page_check_flags_an_empty_page_and_passes_text_or_an_image_alone(tmp_path):
+    """A PDF Chromium printed from text, an empty page and an image alone: only the empty page is blank;
+    a PDF with a page that pypdf adds blank: that page is flagged too."""
+    from playwright.sync_api import sync_playwright
+
+    png = tiny_png()
+    page_html = f"""<!DOCTYPE html><style>@page {{ size: 1280px 720px; margin: 0 }} body {{ margin: 0 }}
+    div {{ height: 700px }} div + div {{ break-before: page }}</style>
+    <div><p>A slide with text.</p></div><div></div><div><img src="data:image/png;base64,{png}" width="300"></div>"""
+    printed = tmp_path / "three.pdf"
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
+        page = browser.new_page()
+        page.set_content(page_html)
+        page.pdf(path=str(printed), width="1280px", height="720px", print_background=True)
+        browser.close()
+    assert handouts.pages(printed) == 3
+    assert handouts.blank_pages(printed) == [2]
+
+    writer = PdfWriter(clone_from=printed)
+    writer.add_blank_page()
+    appended = tmp_path / "appended.pdf"
+    with appended.open("wb") as file:
+        writer.write(file)
+    assert handouts.blank_pages(appended) == [2, 4]
+
+
+def tiny_png():
+    """A 4x4 red PNG, base64: an image with no text."""
+    row = b"\x00" + b"\xff\x00\x00" * 4
+
+    def chunk(kind, data):
+        return len(data).to_bytes(4, "big") + kind + data + zlib.crc32(kind + data).to_bytes(4, "big")
+
+    header = (4).to_bytes(4, "big") * 2 + bytes([8, 2, 0, 0, 0])
+    png = b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(row * 4)) + chunk(b"IEND", b"")
+    return base64.b64encode(png).decode()
