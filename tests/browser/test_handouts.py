@@ -4,7 +4,8 @@ Run by `make test-browser`, which runs `make handouts` (slides/handouts.py) firs
 build/handouts/ and build/slides/; checks per lesson:
 - NN_name.pdf has exactly one page per slide of its deck (the count the index shows);
 - NN_name-notes.pdf has a page per slide plus one page per slide that has speaker notes, each
-  notes page right after its slide and showing the start of those notes;
+  notes page right after its slide and showing the start of those notes (7 of their first 10
+  words, outside maths: pypdf reads "fi" and "ff" ligatures as nothing);
 - no page of either is blank (no text and no image: slides/handouts.py's blank_pages);
 - build/slides/handouts/ holds the same files, and build/slides/index.html links both.
 And the blank-page check itself: it flags an empty page that Chromium printed, and passes a page
@@ -31,6 +32,8 @@ SLIDES = ROOT / "build" / "slides"
 HANDOUTS = ROOT / "build" / "handouts"
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
 WORD = re.compile(r"[A-Za-z]{3,}")
+# Maths in the notes' source (MathJax typesets it; pypdf reads its glyphs, not its TeX).
+TEX = re.compile(r"\$\$.*?\$\$|\$.*?\$|\\\(.*?\\\)|\\\[.*?\\\]|\\[A-Za-z]+", re.S)
 
 
 class SlideNotes(HTMLParser):
@@ -103,9 +106,10 @@ def test_the_handout_with_notes_puts_each_slides_notes_on_the_page_after_it(note
             f"page {number} of {slides_pdf.name} is not the slide before its notes"
         )
         if text.strip():
-            page = " ".join(words(next(printed)))
-            start = " ".join(words(text)[:6])
-            assert start in page, f"slide {number}: its notes page does not start with {start!r}: {page[:200]!r}"
+            page = set(words(next(printed)))
+            start = words(TEX.sub(" ", text))[:10]
+            found = [word for word in start if word in page]
+            assert len(found) >= 0.7 * len(start), f"slide {number}: its notes page lacks {start}: {sorted(page)[:40]}"
 
 
 def test_build_slides_holds_the_handouts_and_the_index_links_them():
