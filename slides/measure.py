@@ -6,7 +6,7 @@
 Each slide is shown with all of its fragments (its tallest state), once MathJax has typeset it
 and its widgets have rendered. A slide fails when
 - it is taller or wider than the 1280x720 canvas (it would have to scroll), or
-- something inside it scrolls (an output box, a table) or is cut off, or
+- something inside it scrolls (an output box, a table) or is cut off (a widget's label), or
 - its text is too small: body text under 24px, code and outputs under 18px, anything under 16px
   (MathJax's sub- and superscripts, <sub>, <sup>). Speaker notes are not on the slide, so not measured.
 The sizes are the slide's own pixels, which are screen pixels on a 1280x720 screen.
@@ -61,9 +61,9 @@ PROBLEMS_JS = """([body, code, least]) => {
     const clips = /auto|scroll|hidden|clip/;
     const tall = clips.test(style.overflowY) && element.scrollHeight > element.clientHeight + 1;
     const broad = clips.test(style.overflowX) && element.scrollWidth > element.clientWidth + 1;
-    if (element !== slide && (tall || broad) && !element.closest('.MathJax_CHTML, .widget-slider, .widget-readout')) {
+    if (element !== slide && (tall || broad) && !element.closest('.MathJax_CHTML')) {
       const what = (element.textContent || element.tagName).trim().slice(0, 40);
-      problems.push(`<${element.tagName.toLowerCase()}> scrolls inside the slide: "${what}"`);
+      problems.push(`<${element.tagName.toLowerCase()}> is cut off or scrolls inside the slide: "${what}"`);
     }
   }
   const walker = document.createTreeWalker(slide, NodeFilter.SHOW_TEXT);

@@ -243,7 +243,7 @@ def test_the_fit_check_catches_a_tall_slide_inner_scrolling_and_small_text(in_ch
         "clean": "",
         "tall": "too tall",
         "wide": "too wide",
-        "scroll": "scrolls inside",
+        "scroll": "is cut off or scrolls inside",
         "body": "text at 22.0px",
         "code": "code/output at 17.0px",
         "sub": "maths/sub/sup at 15.0px",
