@@ -37,12 +37,17 @@ SUFFIXES = (".pdf", "-notes.pdf")  # NN_name.slides.html -> NN_name.pdf, NN_name
 PAGE = {"width": 1280, "height": 720}  # the decks' canvas (slides/build.py), a slide per page
 WORKERS = 2  # decks printed at once (this machine and CI have 2 cores)
 # reveal.js has laid the deck out as pages (a .pdf-page per slide, each slide with notes followed by
-# its notes page); MathJax is done; every widget has drawn (a slide that holds a widget view shows
+# its notes page); MathJax has typeset every formula (its start-up typeset ends after
+# MathJax.isReady, so waiting on its queue alone could print a slide with its maths missing);
+# the fonts are loaded; every widget has drawn (a slide that holds a widget view shows
 # its plot image, decoded).
 READY_JS = """async () => {
   const pages = document.querySelectorAll('.reveal .slides > .pdf-page').length;
-  if (!window.Reveal || !Reveal.isReady() || pages !== Reveal.getTotalSlides()) return false;
-  await new Promise(done => MathJax.Hub.Queue(done));
+  if (!window.Reveal || !Reveal.isReady() || pages !== Reveal.getTotalSlides() || !window.MathJax) return false;
+  await new Promise(done => MathJax.Hub.Register.StartupHook('End', done));  // the first typeset is done
+  await new Promise(done => MathJax.Hub.Queue(done));  // and any typeset queued since
+  const scripts = [...document.querySelectorAll('script[type^="math/tex"]')];
+  if (!scripts.every(s => s.MathJax && s.MathJax.state === MathJax.ElementJax.STATE.PROCESSED)) return false;
   await document.fonts.ready;
   return Reveal.getSlides().every(slide => {
     const views = slide.querySelectorAll('script[type="application/vnd.jupyter.widget-view+json"]').length;

@@ -6,7 +6,8 @@ build/handouts/ and build/slides/; checks per lesson:
 - NN_name-notes.pdf has a page per slide plus one page per slide that has speaker notes, each
   notes page right after its slide and showing the start of those notes (7 of their first 10
   words, outside maths: pypdf reads "fi" and "ff" ligatures as nothing);
-- no page of either is blank (no text and no image: slides/handouts.py's blank_pages);
+- no page of either is blank (no text and no image: slides/handouts.py's blank_pages), and each
+  slide with maths was printed with MathJax's fonts (typeset, not missing);
 - build/slides/handouts/ holds the same files, and build/slides/index.html links both.
 And the blank-page check itself: it flags an empty page that Chromium printed, and passes a page
 that shows only an image.
@@ -37,11 +38,13 @@ TEX = re.compile(r"\$\$.*?\$\$|\$.*?\$|\\\(.*?\\\)|\\\[.*?\\\]|\\[A-Za-z]+", re.
 
 
 class SlideNotes(HTMLParser):
-    """The text of each slide's speaker notes in a deck, in slide order ("" for a slide without)."""
+    """Per slide of a deck, in order: the text of its speaker notes ("" for none), and whether the
+    slide itself (outside notes, code and outputs) holds TeX maths for MathJax."""
 
     def __init__(self, text):
         super().__init__(convert_charrefs=True)
-        self.depth, self.notes, self._in_notes, self._skip = 0, [], 0, 0
+        self.depth, self.notes, self.maths = 0, [], []
+        self._in_notes = self._skip = self._code = 0
         self.feed(text)
 
     def handle_starttag(self, tag, attrs):
@@ -49,10 +52,13 @@ class SlideNotes(HTMLParser):
             self.depth += 1
             if self.depth == 2:  # a slide (nbconvert nests each in a horizontal stack)
                 self.notes.append("")
+                self.maths.append(False)
         elif tag == "aside" and "notes" in (dict(attrs).get("class") or "").split():
             self._in_notes += 1
-        elif self._in_notes and tag in ("script", "style"):
+        elif tag in ("script", "style"):
             self._skip += 1
+        elif tag in ("pre", "code"):
+            self._code += 1
 
     def handle_endtag(self, tag):
         if tag == "section":
@@ -61,10 +67,22 @@ class SlideNotes(HTMLParser):
             self._in_notes -= 1
         elif tag in ("script", "style") and self._skip:
             self._skip -= 1
+        elif tag in ("pre", "code") and self._code:
+            self._code -= 1
 
     def handle_data(self, data):
-        if self._in_notes and not self._skip:
+        if self._skip or self.depth < 2:
+            return
+        if self._in_notes:
             self.notes[-1] += data
+        elif not self._code and TEX.search(data):
+            self.maths[-1] = True
+
+
+def type3_fonts(page):
+    """How many Type 3 fonts a PDF page uses: Chromium prints MathJax's web fonts as Type 3."""
+    fonts = page.get("/Resources", {}).get("/Font", {})
+    return sum(font.get_object().get("/Subtype") == "/Type3" for font in fonts.values())
 
 
 def pdfs(notebook):
@@ -89,6 +107,11 @@ def test_the_handout_has_one_page_per_slide_and_no_blank_page(notebook, script):
     assert len(SlideNotes((SLIDES / f"{notebook.stem}.slides.html").read_text()).notes) == count
     assert handouts.pages(slides_pdf) == count, f"{slides_pdf.name}: {handouts.pages(slides_pdf)} pages, {count} slides"
     assert handouts.blank_pages(slides_pdf) == [], f"{slides_pdf.name} has blank pages"
+    maths = SlideNotes((SLIDES / f"{notebook.stem}.slides.html").read_text()).maths
+    untypeset = [
+        n for n, (page, tex) in enumerate(zip(PdfReader(slides_pdf).pages, maths), 1) if tex and not type3_fonts(page)
+    ]
+    assert not untypeset, f"{slides_pdf.name}: slides with maths printed without MathJax's fonts: {untypeset}"
 
 
 @pytest.mark.parametrize("notebook", NOTEBOOKS, ids=lambda path: path.stem)
