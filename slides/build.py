@@ -187,7 +187,7 @@ def write_index(out, decks, handouts=()):
     li {{ margin: 0.35em 0; }}
     a {{ color: #0645ad; font-weight: 600; text-decoration: none; }}
     a:hover, a:focus {{ text-decoration: underline; }}
-    a.pdf {{ font-size: 22px; font-weight: normal; margin-left: 0.8em; }}
+    a.pdf {{ font-size: 22px; font-weight: normal; margin-left: 0.8em; white-space: nowrap; }}
     span {{ color: #555; font-size: 22px; margin-left: 0.8em; }}
     p, kbd {{ font-size: 22px; }}
     kbd {{ border: 1px solid #999; border-radius: 4px; padding: 0 6px; }}
