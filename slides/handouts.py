@@ -116,7 +116,7 @@ async def print_deck(context, deck, out):
     notes_pdf.write_bytes(pdf)
     reader = PdfReader(notes_pdf)
     if len(reader.pages) != len(is_notes):
-        sys.exit(f"slides/handouts.py: {notes_pdf} has {len(reader.pages)} pages; reveal.js laid out {len(is_notes)}")
+        raise RuntimeError(f"{notes_pdf} has {len(reader.pages)} pages; reveal.js laid out {len(is_notes)}")
     writer = PdfWriter()
     for page, notes in zip(reader.pages, is_notes, strict=True):
         if not notes:
@@ -153,7 +153,11 @@ async def print_decks(decks, out):
                 try:
                     # Offline: a deck loads its own files only; a request off the machine is refused.
                     await context.route("**/*", offline)
-                    slides_pdf, notes_pdf = await print_deck(context, deck, out)
+                    try:
+                        slides_pdf, notes_pdf = await print_deck(context, deck, out)
+                    except RuntimeError as error:  # seen once in many runs: print the deck again
+                        print(f"{deck.name}: {error}; printing it again", file=sys.stderr)
+                        slides_pdf, notes_pdf = await print_deck(context, deck, out)
                 finally:
                     await context.close()
                 print(
