@@ -35,6 +35,7 @@ from measure import CHROMIUM, CHROMIUM_FLAGS  # noqa: E402  (Debian's Chromium a
 
 SUFFIXES = (".pdf", "-notes.pdf")  # NN_name.slides.html -> NN_name.pdf, NN_name-notes.pdf
 PAGE = {"width": 1280, "height": 720}  # the decks' canvas (slides/build.py), a slide per page
+ATTEMPTS = 3  # prints of a deck whose PDF came out wrong (pages or maths missing) before giving up
 WORKERS = 2  # decks printed at once (this machine and CI have 2 cores)
 # reveal.js has laid the deck out as pages (a .pdf-page per slide, each slide with notes followed by
 # its notes page); MathJax has typeset every formula (its start-up typeset ends after
@@ -55,14 +56,23 @@ READY_JS = """async () => {
     return views === 0 || (images.length > 0 && images.every(img => img.complete && img.naturalWidth > 0));
   });
 }"""
+# MathJax's web fonts (families MJXc-*), loaded now: Chromium fetches a font only once text needs
+# it, and prints text whose font is still loading as nothing (a deck once lost all of its maths).
+FONTS_JS = """async () => {
+  const mathjax = [...document.fonts].filter(font => font.family.startsWith('MJXc'));
+  await Promise.all(mathjax.map(font => font.load().catch(() => null)));  // local() copies fail: fine
+  await document.fonts.ready;
+  await new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)));
+}"""
 # Each notes page holds its notes whole: text that would run past the page is set smaller (down
-# to 12px). Returns, for each printed page in order, whether it is a notes page, and the notes
-# that still do not fit, as their first words.
+# to 12px). Returns, for each printed page in order, whether it is a notes page and whether it
+# shows MathJax's maths; and the notes that still do not fit, as their first words.
 FIT_NOTES_JS = """() => {
   const overflowing = [];
-  const notesPages = [...document.querySelector('.reveal .slides').children]
-    .filter(page => page.matches('.pdf-page, .speaker-notes-pdf'))
-    .map(page => page.matches('.speaker-notes-pdf'));
+  const printed = [...document.querySelector('.reveal .slides').children]
+    .filter(page => page.matches('.pdf-page, .speaker-notes-pdf'));
+  const notesPages = printed.map(page => page.matches('.speaker-notes-pdf'));
+  const maths = printed.map(page => page.matches('.pdf-page') && [...page.querySelectorAll('.MathJax_CHTML')].some(m => !m.closest('aside.notes')));
   for (const notes of document.querySelectorAll('.speaker-notes-pdf[data-layout="separate-page"]')) {
     let px = parseFloat(getComputedStyle(notes).fontSize);
     while (notes.scrollHeight > notes.clientHeight + 1 && px > 12) {
@@ -71,13 +81,19 @@ FIT_NOTES_JS = """() => {
     }
     if (notes.scrollHeight > notes.clientHeight + 1) overflowing.push(notes.textContent.trim().slice(0, 60));
   }
-  return [notesPages, overflowing];
+  return [notesPages, maths, overflowing];
 }"""
 
 
 def pages(pdf):
     """The number of pages of a PDF file."""
     return len(PdfReader(pdf).pages)
+
+
+def type3_fonts(page):
+    """How many Type 3 fonts a PDF page uses: Chromium prints MathJax's web fonts as Type 3."""
+    fonts = page.get("/Resources", {}).get("/Font", {})
+    return sum(font.get_object().get("/Subtype") == "/Type3" for font in fonts.values())
 
 
 def blank_pages(pdf):
@@ -105,7 +121,8 @@ async def print_deck(context, deck, out):
     try:
         await page.goto(f"{deck.resolve().as_uri()}?print-pdf&showNotes=separate-page")
         await page.wait_for_function(READY_JS, timeout=120_000, polling=250)
-        is_notes, crowded = await page.evaluate(FIT_NOTES_JS)
+        await page.evaluate(FONTS_JS)
+        is_notes, maths, crowded = await page.evaluate(FIT_NOTES_JS)
         if crowded:
             print(f"{notes_pdf.name}: notes cut at the bottom of their page: {crowded}", file=sys.stderr)
         pdf = await page.pdf(
@@ -117,6 +134,10 @@ async def print_deck(context, deck, out):
     reader = PdfReader(notes_pdf)
     if len(reader.pages) != len(is_notes):
         raise RuntimeError(f"{notes_pdf} has {len(reader.pages)} pages; reveal.js laid out {len(is_notes)}")
+    # MathJax's fonts print as Type 3 fonts; a page with maths without one lost its maths.
+    lost = [number for number, (page, tex) in enumerate(zip(reader.pages, maths), 1) if tex and not type3_fonts(page)]
+    if lost:
+        raise RuntimeError(f"{notes_pdf} printed pages {lost} without their maths")
     writer = PdfWriter()
     for page, notes in zip(reader.pages, is_notes, strict=True):
         if not notes:
@@ -153,11 +174,14 @@ async def print_decks(decks, out):
                 try:
                     # Offline: a deck loads its own files only; a request off the machine is refused.
                     await context.route("**/*", offline)
-                    try:
-                        slides_pdf, notes_pdf = await print_deck(context, deck, out)
-                    except RuntimeError as error:  # seen once in many runs: print the deck again
-                        print(f"{deck.name}: {error}; printing it again", file=sys.stderr)
-                        slides_pdf, notes_pdf = await print_deck(context, deck, out)
+                    for attempt in range(1, ATTEMPTS + 1):
+                        try:
+                            slides_pdf, notes_pdf = await print_deck(context, deck, out)
+                            break
+                        except RuntimeError as error:  # a layout or font race: print the deck again
+                            print(f"{deck.name}: {error} (attempt {attempt} of {ATTEMPTS})", file=sys.stderr)
+                            if attempt == ATTEMPTS:
+                                raise
                 finally:
                     await context.close()
                 print(
