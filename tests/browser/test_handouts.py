@@ -16,17 +16,16 @@ that shows only an image.
 import base64
 import json
 import re
-import sys
 import zlib
+from concurrent.futures import ThreadPoolExecutor
 from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
+from measure import CHROMIUM, CHROMIUM_FLAGS  # slides/measure.py (conftest.py puts slides/ on the path)
 from pypdf import PdfReader, PdfWriter
-from test_browser import CHROMIUM, CHROMIUM_FLAGS
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "slides"))
 import handouts  # noqa: E402  (slides/handouts.py: pages, blank_pages)
 
 SLIDES = ROOT / "build" / "slides"
@@ -155,12 +154,18 @@ def test_the_blank_page_check_flags_an_empty_page_and_passes_text_or_an_image_al
     div {{ height: 700px }} div + div {{ break-before: page }}</style>
     <div><p>A slide with text.</p></div><div></div><div><img src="data:image/png;base64,{png}" width="300"></div>"""
     printed = tmp_path / "three.pdf"
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
-        page = browser.new_page()
-        page.set_content(page_html)
-        page.pdf(path=str(printed), width="1280px", height="720px", print_background=True)
-        browser.close()
+
+    def print_three():
+        with sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
+            page = browser.new_page()
+            page.set_content(page_html)
+            page.pdf(path=str(printed), width="1280px", height="720px", print_background=True)
+            browser.close()
+
+    # In a thread of its own: the other browser tests' sync Playwright may be running in this one.
+    with ThreadPoolExecutor(max_workers=1) as thread:
+        thread.submit(print_three).result()
     assert handouts.pages(printed) == 3
     assert handouts.blank_pages(printed) == [2]
 

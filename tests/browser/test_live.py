@@ -11,19 +11,16 @@ the deck button on the on-screen remote leaves the presentation. Screenshots: bu
 import contextlib
 import shutil
 
-from test_browser import (  # noqa: F401  (browser, lab and sandbox are pytest fixtures)
+from test_browser import (  # the fixtures (lab, browser, sandbox) are in conftest.py
     IDLE,
     KERNEL_READY_JS,
     PRESSES,
     ROOT,
     SHOTS,
-    browser,
     check_cells,
-    lab,
     pixels_differ,
     readout_value,
     run_all,
-    sandbox,
     wait_for_new_plot,
 )
 
@@ -36,7 +33,7 @@ ONSCREEN = ".jp-Cell.jp-deck-mod-onscreen"  # the cells of the current slide
 EXPLORER_CODE = "helpers.widgets.explore("
 
 
-def test_presenting_live_the_explorer_slider_redraws_the_plot(lab, browser, sandbox):  # noqa: F811  (the fixtures)
+def test_presenting_live_the_explorer_slider_redraws_the_plot(lab, browser, sandbox):
     """Deck mode shows the explorer as sliders and a plot; ArrowRight on a slider redraws it, on the same slide."""
     url, token, _ = lab
     LIVE_SHOTS.mkdir(parents=True, exist_ok=True)

@@ -18,17 +18,16 @@ goes to build/slides-screenshots/<deck>/fit/.
 import json
 import re
 import shutil
-import sys
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
+from measure import CHROMIUM, CHROMIUM_FLAGS  # slides/measure.py (conftest.py puts slides/ on the path)
 from playwright.sync_api import sync_playwright
-from test_browser import CHROMIUM, CHROMIUM_FLAGS, sandbox_env
+from test_browser import sandbox_env
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "slides"))
 import measure  # noqa: E402  (slides/measure.py: the fit and text-size checks)
 
 SLIDES = ROOT / "build" / "slides"
