@@ -35,7 +35,7 @@ from measure import CHROMIUM, CHROMIUM_FLAGS  # noqa: E402  (Debian's Chromium a
 
 SUFFIXES = (".pdf", "-notes.pdf")  # NN_name.slides.html -> NN_name.pdf, NN_name-notes.pdf
 PAGE = {"width": 1280, "height": 720}  # the decks' canvas (slides/build.py), a slide per page
-ATTEMPTS = 3  # prints of a deck whose PDF came out wrong (pages or maths missing) before giving up
+ATTEMPTS = 6  # prints of a deck whose PDF came out wrong (pages or maths missing) before giving up (deck 11's title page lost its maths in about half of the prints, cause not found)
 WORKERS = 2  # decks printed at once (this machine and CI have 2 cores)
 # reveal.js has laid the deck out as pages (a .pdf-page per slide, each slide with notes followed by
 # its notes page); MathJax has typeset every formula (its start-up typeset ends after
