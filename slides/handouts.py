@@ -31,7 +31,7 @@ from pypdf import PdfReader, PdfWriter
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-from measure import CHROMIUM, CHROMIUM_FLAGS  # noqa: E402  (Debian's Chromium and its launch flags)
+from measure import CHROMIUM, CHROMIUM_FLAGS, WIDGETS_DRAWN  # noqa: E402  (Debian's Chromium, its flags; widgets drawn)
 
 SUFFIXES = (".pdf", "-notes.pdf")  # NN_name.slides.html -> NN_name.pdf, NN_name-notes.pdf
 PAGE = {"width": 1280, "height": 720}  # the decks' canvas (slides/build.py), a slide per page
@@ -50,12 +50,8 @@ READY_JS = """async () => {
   const scripts = [...document.querySelectorAll('script[type^="math/tex"]')];
   if (!scripts.every(s => s.MathJax && s.MathJax.state === MathJax.ElementJax.STATE.PROCESSED)) return false;
   await document.fonts.ready;
-  return Reveal.getSlides().every(slide => {
-    const views = slide.querySelectorAll('script[type="application/vnd.jupyter.widget-view+json"]').length;
-    const images = [...slide.querySelectorAll('img.widget-image')];
-    return views === 0 || (images.length > 0 && images.every(img => img.complete && img.naturalWidth > 0));
-  });
-}"""
+  return Reveal.getSlides().every(WIDGETS_DRAWN);
+}""".replace("WIDGETS_DRAWN", WIDGETS_DRAWN)
 # MathJax's web fonts (families MJXc-*), loaded now: Chromium fetches a font only once text needs
 # it, and prints text whose font is still loading as nothing (a deck once lost all of its maths).
 FONTS_JS = """async () => {

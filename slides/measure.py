@@ -41,13 +41,13 @@ SHOW_JS = """async ([h, v]) => {
   await new Promise(done => MathJax.Hub.Queue(done));
   return Reveal.getIndices(slide);
 }"""
-# Every widget on the current slide has rendered, and its plot image is decoded.
-WIDGETS_READY_JS = """() => {
-  const slide = Reveal.getCurrentSlide();
+# A slide's widgets have drawn: a slide that holds a widget view shows its plot image, decoded.
+WIDGETS_DRAWN = """slide => {
   const views = slide.querySelectorAll('script[type="application/vnd.jupyter.widget-view+json"]').length;
   const images = [...slide.querySelectorAll('img.widget-image')];
   return views === 0 || (images.length > 0 && images.every(img => img.complete && img.naturalWidth > 0));
 }"""
+WIDGETS_READY_JS = f"() => ({WIDGETS_DRAWN})(Reveal.getCurrentSlide())"  # on the current slide
 # The current slide's problems (see the module's docstring), as short strings.
 PROBLEMS_JS = """([body, code, least]) => {
   const slide = Reveal.getCurrentSlide();

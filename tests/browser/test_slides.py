@@ -44,12 +44,6 @@ OFF_MACHINE = re.compile(
 PRESENT = ".reveal .slides > section.present > section.present"  # the slide on screen (a subslide section)
 MATHJAX_DONE_JS = "() => new Promise(done => MathJax.Hub.Queue(() => done(true)))"
 SHOW_JS = measure.SHOW_JS  # show slide (h, v) with all of its fragments, from its top
-# Scroll the current slide (it scrolls by itself, not the page) so that element is in view.
-SCROLL_TO_JS = """element => {
-  const slide = Reveal.getCurrentSlide();
-  const below = (element.getBoundingClientRect().bottom - slide.getBoundingClientRect().bottom) / Reveal.getScale();
-  if (below > -60) slide.scrollTop += below + 60;
-}"""
 
 
 def cells_with_slides(notebook):
@@ -182,7 +176,6 @@ def check_deck(context, notebook):
             assert present.locator(".widget-slider").count() > 0, f"slide {widget}: the explorer's sliders are missing"
             image.evaluate("img => img.decode()")
             assert image.evaluate("img => img.naturalWidth > 100 && img.naturalHeight > 100"), "the plot is empty"
-            image.evaluate(SCROLL_TO_JS)
             box = image.bounding_box()
             assert box and box["y"] >= 0 and box["y"] + box["height"] <= VIEWPORT["height"] + 1, box
             page.screenshot(path=shots / f"slide-{widget[0]}-{widget[1]}.png")
