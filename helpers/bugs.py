@@ -1,0 +1,405 @@
+"""The catalogue of named bugs: what a hand-written RNN, LSTM or GRU computes with each one.
+
+`helpers.diagnose` names a student's bug by finding the catalogued bug whose result equals the
+student's on every probe. Each `Bug` is one deviation from the correct recurrence, written as a
+switch in `run`, a plain re-implementation of the layer (`run(module, input, hx)` without a bug
+equals `module(input, hx)`). Introduced in notebooks/02_feature_vectors.ipynb.
+"""
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import torch
+from torch.nn.utils.rnn import PackedSequence, pad_packed_sequence
+
+from helpers.unroll import _pack_like, _weights
+
+
+@dataclass(frozen=True)
+class Bug:
+    """A typical mistake in a hand-written recurrent layer."""
+
+    name: str  # an identifier, e.g. "not_reversed"
+    title: str  # what the code does wrong, in a few words
+    fix: str  # the one-line repair
+    applies: Callable = lambda module, packed: True  # can this bug show for this layer and input?
+
+
+def _bidirectional(module, packed):
+    return module.bidirectional
+
+
+def _stacked(module, packed):
+    return module.num_layers > 1
+
+
+def _stacked_bidirectional(module, packed):
+    return module.num_layers > 1 and module.bidirectional
+
+
+CATALOGUE = (
+    Bug(
+        "h_prev_zero",
+        "h_t used where h_{t-1} belongs: each step reads its own, still empty, state instead of the previous one",
+        "read the state the previous step returned: h_t = f(x_t W_ih^T + b_ih + h_{t-1} W_hh^T + b_hh)",
+    ),
+    Bug(
+        "h_0_every_step",
+        "the state is not carried: every step starts again from h_0",
+        "update the state inside the loop (h = new state) so that step t reads h_{t-1}",
+    ),
+    Bug(
+        "output_h_prev",
+        "output[t] holds h_{t-1}: the state was stored before the step updated it",
+        "append the new state h_t to the outputs after computing it, not the state the step started from",
+    ),
+    Bug(
+        "bias_ih_missing",
+        "b_ih left out",
+        "add both biases: x_t W_ih^T + b_ih + h_{t-1} W_hh^T + b_hh",
+        lambda module, packed: module.bias,
+    ),
+    Bug(
+        "bias_hh_missing",
+        "b_hh left out",
+        "add both biases: x_t W_ih^T + b_ih + h_{t-1} W_hh^T + b_hh",
+        lambda module, packed: module.bias,
+    ),
+    Bug(
+        "biases_missing",
+        "both biases left out",
+        "add b_ih and b_hh (module.bias_ih_l0, module.bias_hh_l0); they exist unless bias=False",
+        lambda module, packed: module.bias,
+    ),
+    Bug(
+        "W_ih_not_transposed",
+        "W_ih not transposed: x_t @ W_ih instead of x_t @ W_ih.T",
+        "torch stores W_ih as (rows = hidden units, columns = inputs): use x_t @ W_ih.T",
+    ),
+    Bug(
+        "W_hh_not_transposed",
+        "W_hh not transposed: h_{t-1} @ W_hh instead of h_{t-1} @ W_hh.T",
+        "torch stores W_hh as (rows = new units, columns = old units): use h_prev @ W_hh.T",
+    ),
+    Bug(
+        "weights_swapped",
+        "the input and hidden weights swapped: x_t meets W_hh and h_{t-1} meets W_ih",
+        "x_t goes with weight_ih (input-to-hidden), h_{t-1} with weight_hh (hidden-to-hidden)",
+    ),
+    Bug(
+        "wrong_nonlinearity",
+        "the wrong nonlinearity: tanh where the layer uses relu, or relu where it uses tanh",
+        "use the layer's own: module.nonlinearity is 'tanh' (the default) or 'relu'",
+        lambda module, packed: module.mode.startswith("RNN"),
+    ),
+    Bug(
+        "no_nonlinearity",
+        "no nonlinearity: h_t is the pre-activation itself",
+        "apply the activation to the sum: h_t = tanh(x_t W_ih^T + b_ih + h_{t-1} W_hh^T + b_hh)",
+        lambda module, packed: module.mode.startswith("RNN"),
+    ),
+    Bug(
+        "h_0_ignored",
+        "h_0 ignored: the loop starts from zeros even when hx is given",
+        "start each layer and direction from its row of hx (zeros only when hx is None)",
+    ),
+    Bug(
+        "h_0_first_row",
+        "every layer and direction starts from h_0[0]",
+        "layer k, direction d starts from h_0[k * num_directions + d]",
+        lambda module, packed: module.num_layers * (1 + module.bidirectional) > 1,
+    ),
+    Bug(
+        "h_0_direction_major",
+        "h_0's rows read in the wrong order: row d * num_layers + k for layer k, direction d",
+        "the row of layer k, direction d is k * num_directions + d (layer 0 forward, layer 0 backward, layer 1 ...)",
+        _stacked_bidirectional,
+    ),
+    Bug(
+        "batch_first_ignored",
+        "batch_first not honoured: the first dimension read as time",
+        "with batch_first=True the input is (batch, seq_len, features): time is dimension 1",
+        lambda module, packed: module.batch_first and not packed,
+    ),
+    Bug(
+        "output_not_batch_first",
+        "output returned time-first although batch_first=True",
+        "transpose output back to (batch, seq_len, D * H) before returning it",
+        lambda module, packed: module.batch_first and not packed,
+    ),
+    Bug(
+        "not_reversed",
+        "the backward direction not run in reverse: it reads x_1 first",
+        "run the backward direction over t = T-1, ..., 0 (reversed(range(T))), starting from its own h_0 row",
+        _bidirectional,
+    ),
+    Bug(
+        "backward_not_realigned",
+        "the backward direction's states left in the order computed, not put back in time order",
+        "store the backward state of step t at output[t] (or flip the collected list) before concatenating",
+        lambda module, packed: module.bidirectional and not packed,
+    ),
+    Bug(
+        "directions_swapped",
+        "the two directions concatenated in the wrong order: [backward, forward]",
+        "concatenate [forward, backward] along the last dimension: the forward half comes first",
+        _bidirectional,
+    ),
+    Bug(
+        "directions_stacked_in_time",
+        "the two directions concatenated along time instead of features",
+        "concatenate along the last dimension: torch.cat([forward, backward], dim=-1)",
+        _bidirectional,
+    ),
+    Bug(
+        "h_n_backward_from_output",
+        "h_n's backward row taken from output[-1], which is the backward direction's first step",
+        "take the backward final state where that direction ends, at t = 0: output[0, :, H:]",
+        lambda module, packed: module.bidirectional and not packed,
+    ),
+    Bug(
+        "layers_not_chained",
+        "layers not chained: every layer reads the input instead of the layer below",
+        "layer k > 0 reads layer k-1's output (both directions concatenated), not x",
+        _stacked,
+    ),
+    Bug(
+        "reads_one_direction",
+        "a layer reads only one direction of the bidirectional layer below",
+        "layer k > 0 reads torch.cat([forward, backward], dim=-1) of layer k-1: 2 * H features per step",
+        _stacked_bidirectional,
+    ),
+    Bug(
+        "h_n_top_layer_only",
+        "h_n holds only the top layer's final states",
+        "collect the final state of every layer and direction: h_n has num_layers * num_directions rows",
+        _stacked,
+    ),
+    Bug(
+        "h_n_direction_major",
+        "h_n's rows in the wrong order: all forward rows, then all backward rows",
+        "stack h_n as layer 0 forward, layer 0 backward, layer 1 forward, ...: row k * num_directions + d",
+        _stacked_bidirectional,
+    ),
+    Bug(
+        "padding_run_through",
+        "the padding run through: every sequence takes all T steps, padding included",
+        "stop each sequence at its own length: for t >= lengths[b], keep sequence b's state unchanged",
+        lambda module, packed: packed,
+    ),
+    Bug(
+        "h_n_at_padded_end",
+        "h_n taken at the padded last step, output[-1], instead of each sequence's own last step",
+        "take each sequence's state at its last real step, t = lengths[b] - 1 (the backward direction ends at t = 0)",
+        lambda module, packed: packed,
+    ),
+    Bug(
+        "lstm_gates_ifog",
+        "LSTM gates read in the order i, f, o, g; torch's order is i, f, g, o",
+        "split the 4H pre-activation as i, f, g, o = a.chunk(4, dim=-1)",
+        lambda module, packed: module.mode == "LSTM",
+    ),
+    Bug(
+        "lstm_i_f_swapped",
+        "the input and forget gates swapped in the cell update",
+        "c_t = f * c_{t-1} + i * g: the forget gate scales the old cell, the input gate the candidate",
+        lambda module, packed: module.mode == "LSTM",
+    ),
+    Bug(
+        "cell_not_carried",
+        "the cell state not carried: every step starts from c_0",
+        "update c inside the loop (c = f * c + i * g) so that step t reads c_{t-1}",
+        lambda module, packed: module.mode == "LSTM",
+    ),
+    Bug(
+        "h_is_o_times_c",
+        "h = o * c, without tanh",
+        "h_t = o * tanh(c_t): the cell state goes through tanh before the output gate",
+        lambda module, packed: module.mode == "LSTM",
+    ),
+    Bug(
+        "projection_missing",
+        "the projection left out: h is not multiplied by W_hr",
+        "with proj_size > 0, h_t = (o * tanh(c_t)) @ W_hr.T (weight_hr_l0): proj_size values",
+        lambda module, packed: module.mode == "LSTM" and module.proj_size > 0,
+    ),
+    Bug(
+        "gru_reset_before_product",
+        "GRU's reset gate applied to h_{t-1} before the product (the other paper's convention)",
+        "torch resets the product: n = tanh(x_t W_in^T + b_in + r * (h_{t-1} W_hn^T + b_hn))",
+        lambda module, packed: module.mode == "GRU",
+    ),
+    Bug(
+        "gru_z_flipped",
+        "GRU's update gate the wrong way round: h = z * n + (1 - z) * h_{t-1}",
+        "torch keeps the old state where z is 1: h_t = (1 - z) * n + z * h_{t-1}",
+        lambda module, packed: module.mode == "GRU",
+    ),
+    Bug(
+        "gru_gates_zrn",
+        "GRU gates read in the order z, r, n; torch's order is r, z, n",
+        "split the 3H pre-activations as r, z, n = a.chunk(3, dim=-1)",
+        lambda module, packed: module.mode == "GRU",
+    ),
+)
+BUGS = {bug.name: bug for bug in CATALOGUE}
+
+
+def run(module, input, hx=None, bug=None):
+    """What `module(input, hx)` returns when computed with the catalogued bug named `bug` (None: no bug).
+
+    Exceptions are those the bug causes, as a student's code raises them: a matrix product of
+    the wrong shapes, for example.
+    """
+    lstm = module.mode == "LSTM"
+    packed = isinstance(input, PackedSequence)
+    batched = packed or input.dim() == 3
+    if packed:
+        x, lengths = pad_packed_sequence(input)  # (T, B, in), (B,): in the batch's own order
+    else:
+        lengths = None
+        x = input if batched else input.unsqueeze(1)  # (T, B, in) or (B, T, in)
+        if batched and module.batch_first and bug != "batch_first_ignored":
+            x = x.transpose(0, 1)
+    T, B = x.shape[:2]
+    D = 2 if module.bidirectional else 1
+    L, H = module.num_layers, module.hidden_size
+    h_0, c_0 = _initial(module, hx, batched, B, x.dtype)
+    if bug == "h_0_ignored":
+        h_0, c_0 = torch.zeros_like(h_0), torch.zeros_like(c_0)
+    if bug == "padding_run_through":
+        lengths = None
+
+    layer_input, h_finals, c_finals = x, [], []
+    for layer in range(L):
+        states = []
+        for direction in range(D):
+            row = {"h_0_first_row": 0, "h_0_direction_major": direction * L + layer}.get(bug, layer * D + direction)
+            reads = x if bug == "layers_not_chained" else layer_input
+            per_step, h, c = _direction(module, (layer, direction), reads, (h_0[row], c_0[row]), lengths, bug)
+            states.append(per_step)
+            h_finals.append(h)
+            c_finals.append(c)
+        if bug == "directions_swapped":
+            states = states[::-1]
+        layer_output = torch.cat(states, dim=0 if bug == "directions_stacked_in_time" else 2)
+        if bug == "reads_one_direction":
+            layer_output = states[-1]  # the last direction computed, as a loop variable overwritten keeps it
+        layer_input = layer_output
+
+    output = layer_output  # (T, B, D*H), the top layer
+    h_n, c_n = torch.stack(h_finals), torch.stack(c_finals)  # (L*D, B, H)
+    if bug == "h_n_direction_major":
+        order = [k * D + d for d in range(D) for k in range(L)]
+        h_n, c_n = h_n[order], c_n[order]
+    if bug == "h_n_top_layer_only":
+        h_n, c_n = h_n[-D:], c_n[-D:]
+    if bug in ("h_n_backward_from_output", "h_n_at_padded_end"):
+        last = output[-1].reshape(B, D, -1).transpose(0, 1)  # (D, B, H): each direction's state at t = T-1
+        h_n = h_n.clone()
+        if bug == "h_n_backward_from_output":
+            h_n[-1] = last[-1]  # the backward direction's first step, not its last
+        else:
+            h_n[-D:] = last  # zeros for a sequence shorter than T
+    if packed:
+        output = _pack_like(output, input)
+    elif batched and module.batch_first and bug not in ("output_not_batch_first", "batch_first_ignored"):
+        output = output.transpose(0, 1)  # (B, T, D*H)
+    if not batched:
+        output, h_n, c_n = output.squeeze(1), h_n.squeeze(1), c_n.squeeze(1)
+    return (output, (h_n, c_n)) if lstm else (output, h_n)
+
+
+def _initial(module, hx, batched, B, dtype):
+    """(h_0, c_0), each (L*D, B, size): the given states, or zeros (c_0 zeros too outside LSTM)."""
+    D = 2 if module.bidirectional else 1
+    rows, H = module.num_layers * D, module.hidden_size
+    P = getattr(module, "proj_size", 0) or H
+    h_0, c_0 = (hx if module.mode == "LSTM" else (hx, None)) if hx is not None else (None, None)
+    h_0 = torch.zeros(rows, B, P, dtype=dtype) if h_0 is None else (h_0 if batched else h_0.unsqueeze(1))
+    c_0 = torch.zeros(rows, B, H, dtype=dtype) if c_0 is None else (c_0 if batched else c_0.unsqueeze(1))
+    return h_0, c_0
+
+
+def _direction(module, where, layer_input, state, lengths, bug):
+    """One direction of one layer: its states in time order (T, B, H), and its final (h, c)."""
+    W_ih, W_hh, b_ih, b_hh, W_hr = _weights(module, *where)
+    if bug in ("bias_ih_missing", "biases_missing"):
+        b_ih = None
+    if bug in ("bias_hh_missing", "biases_missing"):
+        b_hh = None
+    if bug == "weights_swapped":
+        W_ih, W_hh = W_hh, W_ih
+    T = layer_input.shape[0]
+    backward = where[1] == 1
+    times = list(range(T - 1, -1, -1) if backward and bug != "not_reversed" else range(T))
+    h, c = state
+    h_0, c_0 = state
+    per_step = [None] * T
+    for t in times:
+        h_prev = {"h_prev_zero": torch.zeros_like(h), "h_0_every_step": h_0}.get(bug, h)
+        c_prev = c_0 if bug == "cell_not_carried" else c
+        x_part = layer_input[t] @ (W_ih if bug == "W_ih_not_transposed" else W_ih.T)  # (B, G*H)
+        h_part = h_prev @ (W_hh if bug == "W_hh_not_transposed" else W_hh.T)  # (B, G*H)
+        x_part = x_part if b_ih is None else x_part + b_ih
+        h_part = h_part if b_hh is None else h_part + b_hh
+        if module.mode == "LSTM":
+            h_new, c_new = _lstm(x_part, h_part, c_prev, bug)
+            if W_hr is not None and bug != "projection_missing":
+                h_new = h_new @ W_hr.T  # (B, P)
+        elif module.mode == "GRU":
+            h_new, c_new = _gru(x_part, h_part, h_prev, (W_hh, b_hh), bug), c
+        else:
+            h_new, c_new = _activation(module, bug)(x_part + h_part), c
+        stored = h_prev if bug == "output_h_prev" else h_new
+        if lengths is not None:
+            valid = (t < lengths)[:, None]  # (B, 1): which sequences have a step t
+            stored = torch.where(valid, stored, torch.zeros_like(stored))
+            h_new = torch.where(valid, h_new, h)
+            c_new = torch.where(valid, c_new, c)
+        per_step[t] = stored
+        h, c = h_new, c_new
+    if backward and bug == "backward_not_realigned":
+        per_step = per_step[::-1]  # the state of step T-1 first, as the loop produced them
+    return torch.stack(per_step), h, c
+
+
+def _activation(module, bug):
+    relu = module.mode == "RNN_RELU"
+    if bug == "no_nonlinearity":
+        return lambda a: a
+    if bug == "wrong_nonlinearity":
+        relu = not relu
+    return torch.relu if relu else torch.tanh
+
+
+def _lstm(x_part, h_part, c_prev, bug):
+    """(h, c) of one LSTM step from its (B, 4H) input and hidden parts."""
+    a = x_part + h_part
+    if bug == "lstm_gates_ifog":
+        i, f, o, g = a.chunk(4, dim=-1)
+    else:
+        i, f, g, o = a.chunk(4, dim=-1)
+    i, f, g, o = torch.sigmoid(i), torch.sigmoid(f), torch.tanh(g), torch.sigmoid(o)
+    c = i * c_prev + f * g if bug == "lstm_i_f_swapped" else f * c_prev + i * g
+    return (o * c if bug == "h_is_o_times_c" else o * torch.tanh(c)), c
+
+
+def _gru(x_part, h_part, h_prev, hidden_weights, bug):
+    """h of one GRU step from its (B, 3H) input and hidden parts."""
+    x_r, x_z, x_n = x_part.chunk(3, dim=-1)
+    h_r, h_z, h_n = h_part.chunk(3, dim=-1)
+    if bug == "gru_gates_zrn":
+        x_r, x_z, h_r, h_z = x_z, x_r, h_z, h_r
+    r, z = torch.sigmoid(x_r + h_r), torch.sigmoid(x_z + h_z)
+    if bug == "gru_reset_before_product":
+        W_hh, b_hh = hidden_weights
+        W_hn = W_hh.chunk(3)[2]
+        h_n = (r * h_prev) @ W_hn.T + (0 if b_hh is None else b_hh.chunk(3)[2])
+        n = torch.tanh(x_n + h_n)
+    else:
+        n = torch.tanh(x_n + r * h_n)
+    return z * n + (1 - z) * h_prev if bug == "gru_z_flipped" else (1 - z) * n + z * h_prev
+
+
+__all__ = ["BUGS", "CATALOGUE", "Bug", "run"]

@@ -1,0 +1,634 @@
+"""Check a student's own recurrent layer against torch, and say where and why it departs.
+
+`diagnose(fn, module, input, hx)` runs `fn(module, input, hx)`, a student's re-implementation
+of `module(input, hx)`, on the given input and on probes it designs: copies of the layer with
+all but one term zeroed, a nonzero initial state, a single step, another batch, each layer
+alone. It prints ✓, or the first place the result departs (output, h_n or c_n; layer,
+direction, time step, batch item and unit) and the catalogued bug (helpers.bugs) whose result
+equals the student's on every probe, with its fix. It never raises: an error inside `fn` is
+shown at the student's own line, a call that runs longer than TIME_LIMIT seconds is stopped.
+The student's module, input and random state are left as they were. Introduced in
+notebooks/02_feature_vectors.ipynb.
+"""
+
+import contextlib
+import copy
+import inspect
+import io
+import linecache
+import re
+import signal
+import sys
+import threading
+import time
+import traceback
+from dataclasses import dataclass
+
+import torch
+from torch import Tensor, nn
+from torch.nn.utils.rnn import PackedSequence, pad_packed_sequence
+
+from helpers import bugs
+from helpers._validate import _package, check_input, check_module, check_packed, check_states
+from helpers.checks import Verdict
+
+TIME_LIMIT = 5.0  # seconds one call of the student's function may run before it is stopped
+ATOL, RTOL = 1e-5, 1e-4  # a student's float32 arithmetic may round differently from torch's
+
+
+class Diagnosis(Verdict):
+    """What diagnose found: true when the student's function is right. The fields hold the facts printed."""
+
+    def __init__(self, ok, line, status, **facts):
+        super().__init__(ok, line)
+        self.status = status  # "right", "not written", "wrong", "raised", "too slow", "cannot check"
+        self.probe = facts.get("probe")  # the input on which it departs ("your input" or a probe's description)
+        self.part = facts.get("part")  # "output", "h_n" or "c_n"
+        self.index = facts.get("index")  # the first departing entry of that part, as a tuple
+        self.layer = facts.get("layer")
+        self.direction = facts.get("direction")  # 0 forward, 1 backward
+        self.t = facts.get("t")  # time step, counted from 0 (None for h_n and c_n)
+        self.batch = facts.get("batch")
+        self.unit = facts.get("unit")
+        self.got = facts.get("got")  # the student's value there
+        self.expected = facts.get("expected")  # torch's value there
+        self.bug = facts.get("bug")  # the catalogued helpers.bugs.Bug that explains it, or None
+        self.error = facts.get("error")  # the student's exception, "Type: message", or None
+
+
+def diagnose(fn, module, input, hx=None, *, name=None):
+    """Print whether `fn(module, input, hx)` equals `module(input, hx)`, where it departs and why; return a Diagnosis."""
+    name = name or getattr(fn, "__name__", "your function")
+    try:
+        return _print(_diagnose(fn, module, input, hx, name))
+    except Exception as error:  # diagnose must never raise at the student
+        line = f"✗ {name}: could not be checked ({type(error).__name__}: {error})."
+        return _print(Diagnosis(False, line, "cannot check"))
+
+
+def _print(diagnosis):
+    print(diagnosis.line)
+    return diagnosis
+
+
+@dataclass(frozen=True)
+class Probe:
+    """An input to run both the student's function and torch on."""
+
+    description: str  # "your input", or what this probe changes
+    module: nn.Module
+    input: object
+    hx: object = None
+    layer: int | None = None  # a probe of one layer alone: which layer of the student's module
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What one call returned, or the error it raised."""
+
+    value: object = None
+    error: BaseException | None = None
+    where: str = ""  # the student's line that raised, "line 6, in my_rnn: h = ..."
+
+
+def _diagnose(fn, module, input, hx, name):
+    problem = _argument_problem(fn, module, input, hx, name)
+    if problem:
+        return Diagnosis(False, f"✗ {name}: cannot check: {problem}", "cannot check")
+    with torch.random.fork_rng(devices=[]), torch.no_grad():
+        probes = _probes(module, input, hx)
+        first = call(fn, (copy.deepcopy(module), _clone(input), _clone(hx)))
+        if first.error is None and first.value is None:
+            returns = "(output, (h_n, c_n))" if module.mode == "LSTM" else "(output, h_n)"
+            line = f"… {name}: not written yet (it returns None). Write it, return {returns} as the layer does, and run the cell again."
+            return Diagnosis(False, line, "not written")
+        if isinstance(first.error, TooSlow):
+            return Diagnosis(False, f"✗ {name}: {too_slow(first)}", "too slow", probe="your input")
+        outcomes = [first] + [call(fn, (copy.deepcopy(p.module), _clone(p.input), _clone(p.hx)), quiet=True) for p in probes[1:]]
+        expected = [p.module(p.input, p.hx) for p in probes]
+        findings = [_departure(o, e, p) for o, e, p in zip(outcomes, expected, probes)]
+        failing = [i for i, f in enumerate(findings) if f is not None]
+        if not failing:
+            kind = {"RNN_TANH": "nn.RNN", "RNN_RELU": "nn.RNN", "LSTM": "nn.LSTM", "GRU": "nn.GRU"}[module.mode]
+            line = (
+                f"✓ {name} matches {kind} on your input and on {len(probes) - 1} probes "
+                "(one term at a time, a nonzero initial state, one step, another batch"
+                + (", each layer alone" if module.num_layers > 1 else "")
+                + ")."
+            )
+            return Diagnosis(True, line, "right")
+        bug, matched = _likely_bug(outcomes, probes, failing[0])
+        return _report(name, probes, outcomes, findings, failing, bug, matched)
+
+
+def _argument_problem(fn, module, input, hx, name):
+    """What keeps diagnose from running: not a function, not a layer, an input that does not fit; else None."""
+    if not callable(fn):
+        return f"the first argument must be your function, e.g. diagnose(my_rnn, rnn, x); got a {type(fn).__name__}."
+    try:
+        check_module(module)
+        if isinstance(input, PackedSequence):
+            check_packed(module, input)
+            batch = int(input.batch_sizes[0])
+        else:
+            batch = input.shape[0 if module.batch_first else 1] if check_input(module, input) else None
+        check_states(module, hx, batch, module.weight_ih_l0.dtype)
+    except (TypeError, ValueError) as error:
+        return str(error).replace("unroll", "diagnose")
+    try:
+        inspect.signature(fn).bind(module, input, hx)
+    except TypeError:
+        return f"{name} must take three arguments, (module, input, hx), as module(input, hx) does; its are {inspect.signature(fn)}."
+    except ValueError:  # a builtin without a signature: let the call tell
+        pass
+    return None
+
+
+# Probes: the given input, then inputs that make one kind of bug show.
+
+
+def _probes(module, input, hx):
+    """The given input first, then probes that isolate one term, one step or one layer."""
+    generator = torch.Generator().manual_seed(0)
+    lstm = module.mode == "LSTM"
+    packed = isinstance(input, PackedSequence)
+    batched = packed or input.dim() == 3
+    batch = int(input.batch_sizes[0]) if packed else (input.shape[0 if module.batch_first else 1] if batched else None)
+    probes = [Probe("your input", module, input, hx)]
+
+    def random_state():
+        return _random_state(module, batch, generator)
+
+    def zeroed(*kinds):
+        copied = copy.deepcopy(module)
+        for param_name, param in copied.named_parameters():
+            if param_name.split("_")[0] + "_" + param_name.split("_")[1] in kinds:
+                param.zero_()
+        return copied
+
+    probes.append(Probe("a nonzero initial state (seeded random h_0" + (", c_0)" if lstm else ")"), module, input, random_state()))
+    probes.append(Probe("only W_ih acting: W_hh and both biases zeroed", zeroed("weight_hh", "bias_ih", "bias_hh"), input))
+    probes.append(
+        Probe("only W_hh acting, on a nonzero h_0: W_ih and both biases zeroed", zeroed("weight_ih", "bias_ih", "bias_hh"), input, random_state())
+    )
+    if module.bias:
+        probes.append(Probe("only b_ih acting: both weights and b_hh zeroed", zeroed("weight_ih", "weight_hh", "bias_hh"), input))
+        probes.append(Probe("only b_hh acting: both weights and b_ih zeroed", zeroed("weight_ih", "weight_hh", "bias_ih"), input))
+    if not packed:
+        time_dim = 1 if batched and module.batch_first else 0
+        probes.append(Probe("a single time step (the first of your input)", module, input.narrow(time_dim, 0, 1), hx))
+        seq_len = input.shape[time_dim]
+        shape = (seq_len + 2, batch + 1) if batched else (seq_len + 2,)
+        if batched and module.batch_first:
+            shape = shape[::-1]
+        other = torch.randn(*shape, module.input_size, generator=generator, dtype=input.dtype)
+        other_batch = (batch + 1) if batched else None
+        probes.append(
+            Probe(
+                f"another input: {shape[time_dim]} steps" + (f", a batch of {other_batch}" if batched else "") + ", a nonzero h_0",
+                module,
+                other,
+                _random_state(module, other_batch, generator),
+            )
+        )
+    if module.num_layers > 1:
+        probes += [_layer_alone(module, input, hx, layer) for layer in range(module.num_layers)]
+    return probes
+
+
+def _random_state(module, batch, generator):
+    """A seeded random initial state for `module`: h_0, or (h_0, c_0) for nn.LSTM."""
+    rows = module.num_layers * (2 if module.bidirectional else 1)
+    lead = (rows,) if batch is None else (rows, batch)
+    dtype = module.weight_ih_l0.dtype
+    h_0 = torch.randn(*lead, module.proj_size or module.hidden_size, generator=generator, dtype=dtype)
+    if module.mode != "LSTM":
+        return h_0
+    return h_0, torch.randn(*lead, module.hidden_size, generator=generator, dtype=dtype)
+
+
+def _layer_alone(module, input, hx, layer):
+    """Layer `layer` of `module` as a one-layer module, reading what torch's layers below it return."""
+    below = _layers(module, 0, layer)
+    D = 2 if module.bidirectional else 1
+    rows = slice(0, layer * D)
+    layer_input = input if below is None else below(input, _rows(hx, rows))[0]
+    alone = _layers(module, layer, layer + 1)
+    probe_hx = _rows(hx, slice(layer * D, (layer + 1) * D))
+    where = "reading your input" if layer == 0 else f"reading torch's output of layer {layer - 1}"
+    return Probe(f"layer {layer} alone, {where}", alone, layer_input, probe_hx, layer=layer)
+
+
+def _layers(module, start, stop):
+    """A copy of layers start..stop-1 of `module` as a module of their own (None when there are none)."""
+    if stop <= start:
+        return None
+    options = {"bias": module.bias, "batch_first": module.batch_first, "bidirectional": module.bidirectional}
+    if module.mode.startswith("RNN"):
+        options["nonlinearity"] = module.nonlinearity
+    if module.mode == "LSTM":
+        options["proj_size"] = module.proj_size
+    D = 2 if module.bidirectional else 1
+    input_size = module.input_size if start == 0 else D * (module.proj_size or module.hidden_size)
+    with torch.random.fork_rng(devices=[]):
+        part = type(module)(input_size, module.hidden_size, num_layers=stop - start, **options)
+    part = part.to(module.weight_ih_l0.dtype).eval()
+    for param_name, param in part.named_parameters():
+        layer = int(re.search(r"_l(\d+)", param_name).group(1))
+        source = re.sub(r"_l\d+", f"_l{layer + start}", param_name)
+        param.copy_(getattr(module, source))
+    return part
+
+
+def _rows(hx, rows):
+    """The rows of an initial state (h_0, or (h_0, c_0)) that belong to some layers; None stays None."""
+    if hx is None:
+        return None
+    if isinstance(hx, (tuple, list)):
+        return tuple(part[rows] for part in hx)
+    return hx[rows]
+
+
+def _clone(value):
+    """A copy of a tensor, a PackedSequence or a tuple of them, so the student's code cannot change the original."""
+    if isinstance(value, Tensor):
+        return value.clone()
+    if isinstance(value, PackedSequence):
+        return PackedSequence(value.data.clone(), value.batch_sizes, value.sorted_indices, value.unsorted_indices)
+    if isinstance(value, (tuple, list)):
+        return type(value)(_clone(v) for v in value)
+    return value
+
+
+# Running the student's code: a time limit, their own line when it raises.
+
+
+class TooSlow(BaseException):
+    """Raised inside a student's function that runs longer than TIME_LIMIT (a BaseException, so `except Exception` lets it through)."""
+
+
+def call(fn, args, quiet=False):
+    """fn(*args) as an Outcome: its value, or its exception and the student's line that raised it.
+
+    `quiet` hides what fn prints (the probes after the first). A call longer than TIME_LIMIT is stopped.
+    """
+    output = io.StringIO() if quiet else None
+    try:
+        with _time_limit(TIME_LIMIT), contextlib.redirect_stdout(output) if quiet else contextlib.nullcontext():
+            return Outcome(value=fn(*args))
+    except (Exception, TooSlow) as error:
+        return Outcome(error=error, where=_student_line(error))
+
+
+@contextlib.contextmanager
+def _time_limit(seconds):
+    """Raise TooSlow in the code running inside after `seconds`: by a timer signal where there is one, else by tracing."""
+    if hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread():
+
+        def stop(signum, frame):
+            raise TooSlow
+
+        previous = signal.signal(signal.SIGALRM, stop)
+        signal.setitimer(signal.ITIMER_REAL, seconds)
+        try:
+            yield
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, previous)
+        return
+    deadline = time.monotonic() + seconds
+
+    def tracer(frame, event, arg):
+        if time.monotonic() > deadline:
+            raise TooSlow
+        return tracer
+
+    previous = sys.gettrace()
+    sys.settrace(tracer)
+    try:
+        yield
+    finally:
+        sys.settrace(previous)
+
+
+def _student_line(error):
+    """'line 6, in my_rnn: h = x @ W' for the innermost frame of the student's own code ('' when none)."""
+    frames = [f for f in traceback.walk_tb(error.__traceback__) if _package(f[0]) not in ("helpers", "torch", "contextlib")]
+    if not frames:
+        return ""
+    frame, lineno = frames[-1]
+    source = linecache.getline(frame.f_code.co_filename, lineno, frame.f_globals).strip()
+    return f"line {lineno}, in {frame.f_code.co_name}" + (f": {source}" if source else "")
+
+
+def too_slow(outcome):
+    """The message for a call stopped at the time limit."""
+    where = f" It was at {outcome.where}." if outcome.where else ""
+    return (
+        f"stopped after {TIME_LIMIT:g} seconds (the time limit of one call).{where} "
+        "A loop that never ends? Each loop should run once per time step, layer or direction."
+    )
+
+
+def raised(outcome):
+    """'RuntimeError at line 6, in my_rnn: h = ...\\n  mat1 and mat2 shapes cannot be multiplied (3x2 and 4x2)'."""
+    where = f" at {outcome.where}" if outcome.where else ""
+    return f"raised {type(outcome.error).__name__}{where}\n  {outcome.error}"
+
+
+def same_outcome(a, b):
+    """True when two outcomes agree: equal values (within ATOL), or the same error with the same sizes in its message."""
+    if a.error is not None or b.error is not None:
+        if a.error is None or b.error is None or type(a.error) is not type(b.error):
+            return False
+        return sorted(re.findall(r"\d+", str(a.error))) == sorted(re.findall(r"\d+", str(b.error)))
+    return _same_value(a.value, b.value)
+
+
+def _same_value(a, b):
+    if isinstance(a, PackedSequence):
+        a = pad_packed_sequence(a)[0]
+    if isinstance(b, PackedSequence):
+        b = pad_packed_sequence(b)[0]
+    if isinstance(a, (tuple, list)) and isinstance(b, (tuple, list)):
+        return len(a) == len(b) and all(_same_value(x, y) for x, y in zip(a, b))
+    if isinstance(a, Tensor) and isinstance(b, Tensor):
+        if a.shape != b.shape or not (a.is_floating_point() and b.is_floating_point()):
+            return a.shape == b.shape and torch.equal(a, b)
+        return bool(torch.allclose(a.detach().double(), b.detach().double(), rtol=RTOL, atol=ATOL, equal_nan=True))
+    return False
+
+
+def first_difference(got, want):
+    """The index (a tuple) of the first entry where two same-shaped tensors differ beyond ATOL, or None."""
+    got, want = got.detach().double(), want.detach().double()
+    close = torch.isclose(got, want, rtol=RTOL, atol=ATOL, equal_nan=True)
+    wrong = (~close).nonzero()
+    return None if len(wrong) == 0 else tuple(wrong[0].tolist())
+
+
+# Where the student's result departs from torch's.
+
+
+@dataclass(frozen=True)
+class Departure:
+    """The first place a result departs from torch's: a form problem (text only) or an entry."""
+
+    text: str  # the place, in words
+    part: str | None = None
+    index: tuple | None = None
+    layer: int | None = None
+    direction: int | None = None
+    t: int | None = None
+    batch: int | None = None
+    unit: int | None = None
+    got: float | None = None
+    expected: float | None = None
+    first_step: bool = False  # the first step its direction computes
+
+
+def _departure(outcome, expected, probe):
+    """Where `outcome` departs from torch's `expected` result on `probe`, or None when it does not."""
+    if outcome.error is not None:
+        return Departure(raised(outcome) if not isinstance(outcome.error, TooSlow) else too_slow(outcome))
+    module = probe.module
+    lstm = module.mode == "LSTM"
+    got = outcome.value
+    returns = "(output, (h_n, c_n))" if lstm else "(output, h_n)"
+    if got is None:
+        return Departure(f"it returns None here; return {returns}")
+    if not isinstance(got, (tuple, list)) or len(got) != 2:
+        return Departure(f"it returns {_what(got)}; the layer returns a pair, {returns}")
+    parts = [("output", got[0], expected[0])]
+    if lstm:
+        if not isinstance(got[1], (tuple, list)) or len(got[1]) != 2:
+            return Departure(f"its second value is {_what(got[1])}; nn.LSTM's is a pair of states, (h_n, c_n)")
+        parts += [("h_n", got[1][0], expected[1][0]), ("c_n", got[1][1], expected[1][1])]
+    else:
+        parts.append(("h_n", got[1], expected[1]))
+    packed = isinstance(probe.input, PackedSequence)
+    padded = {}
+    for part, mine, theirs in parts:
+        if packed and part == "output":
+            theirs = pad_packed_sequence(theirs, batch_first=module.batch_first)[0]
+            if isinstance(mine, PackedSequence):
+                mine = pad_packed_sequence(mine, batch_first=module.batch_first)[0]
+        if not isinstance(mine, Tensor):
+            fix = " (stack the steps' states with torch.stack)" if isinstance(mine, (list, tuple)) else ""
+            return Departure(f"{part} is {_what(mine)}; it should be a tensor shaped {_layout(part, module, probe.input)}{fix}")
+        if mine.shape != theirs.shape:
+            return Departure(_shape_problem(part, mine, theirs, module, probe.input), part=part)
+        padded[part] = (mine, theirs)
+    return _first_wrong_entry(padded, module, probe)
+
+
+def _first_wrong_entry(padded, module, probe):
+    """The first entry that departs, in the order torch computes them: lower layers' h_n, output, the top's h_n, c_n."""
+    D = 2 if module.bidirectional else 1
+    L = module.num_layers
+    batched = isinstance(probe.input, PackedSequence) or probe.input.dim() == 3
+    layer_of = (lambda row: row // D) if probe.layer is None else (lambda row: probe.layer)
+    h_n_mine, h_n_theirs = padded["h_n"]
+    rows = range(len(h_n_theirs))
+    order = [("h_n", r) for r in rows if r // D < L - 1] + [("output", None)] + [("h_n", r) for r in rows if r // D == L - 1]
+    order += [("c_n", r) for r in rows] if "c_n" in padded else []
+    for part, row in order:
+        mine, theirs = padded[part]
+        if row is not None:
+            index = first_difference(mine[row], theirs[row])
+            if index is None:
+                continue
+            index = (row, *index)
+            batch, unit = (index[1], index[2]) if batched else (None, index[1])
+            where = f"layer {layer_of(row)}, {_direction(row % D, D)}, its final state"
+            return _entry(part, index, mine, theirs, where, layer=layer_of(row), direction=row % D, batch=batch, unit=unit)
+        found = _first_in_output(mine, theirs, module, batched)
+        if found is not None:
+            index, direction, t, batch, unit = found
+            T = theirs.shape[1 if batched and module.batch_first else 0]
+            first_step = t == (T - 1 if direction else 0)
+            layer = probe.layer if probe.layer is not None else L - 1
+            step = f"time step {t + 1} (t = {t})"
+            where = f"layer {layer}{' (the top)' if L > 1 and probe.layer is None else ''}, {_direction(direction, D)}, {step}"
+            facts = {"layer": layer, "direction": direction, "t": t, "batch": batch, "unit": unit, "first_step": first_step}
+            return _entry("output", index, mine, theirs, where, **facts)
+    return None
+
+
+def _first_in_output(mine, theirs, module, batched):
+    """(index, direction, t, batch, unit) of output's first departing entry in computation order, or None.
+
+    The forward direction computes t = 0, 1, ...; the backward direction t = T-1, T-2, ...
+    """
+    time_first = (lambda x: x.transpose(0, 1)) if batched and module.batch_first else (lambda x: x)
+    mine_t, theirs_t = time_first(mine), time_first(theirs)
+    if not batched:
+        mine_t, theirs_t = mine_t.unsqueeze(1), theirs_t.unsqueeze(1)  # (T, 1, D*H)
+    T = theirs_t.shape[0]
+    D = 2 if module.bidirectional else 1
+    size = theirs_t.shape[-1] // D
+    for direction in range(D):
+        columns = slice(direction * size, (direction + 1) * size)
+        for t in range(T - 1, -1, -1) if direction else range(T):
+            found = first_difference(mine_t[t, :, columns], theirs_t[t, :, columns])
+            if found is not None:
+                b, j = found
+                unit = direction * size + j
+                if not batched:
+                    return (t, unit), direction, t, None, unit
+                index = (b, t, unit) if module.batch_first else (t, b, unit)
+                return index, direction, t, b, unit
+    return None
+
+
+def _entry(part, index, mine, theirs, where, **facts):
+    got, want = mine[index].item(), theirs[index].item()
+    batch = "" if facts.get("batch") is None else f", batch item {facts['batch']}"
+    text = f"{part}[{', '.join(map(str, index))}]: {where}{batch}, unit {facts['unit']}: yours {got:.4f}, torch's {want:.4f}"
+    return Departure(text, part=part, index=index, got=got, expected=want, **facts)
+
+
+def _direction(direction, D):
+    if D == 1:
+        return "the only direction"
+    return "forward direction" if direction == 0 else "backward direction"
+
+
+def _layout(part, module, input):
+    """The shape torch gives `part` for this module and input, with dimension names."""
+    packed = isinstance(input, PackedSequence)
+    batched = packed or input.dim() == 3
+    D = 2 if module.bidirectional else 1
+    lstm = module.mode == "LSTM"
+    H = module.hidden_size
+    P = module.proj_size if lstm and module.proj_size else None
+    if packed:
+        T, B = len(input.batch_sizes), int(input.batch_sizes[0])
+    else:
+        T = input.shape[1 if batched and module.batch_first else 0]
+        B = input.shape[0 if module.batch_first else 1] if batched else None
+    if part == "output":
+        width = f"num_directions*{'proj_size' if P else 'hidden_size'}={D * (P or H)}"
+        dims = [f"seq_len={T}", f"batch={B}"] if not module.batch_first else [f"batch={B}", f"seq_len={T}"]
+        dims = dims if batched else [f"seq_len={T}"]
+        shape = "(" + ", ".join(dims + [width]) + ")"
+        return shape + (" once padded with pad_packed_sequence" if packed else "")
+    size = f"proj_size={P}" if P and part == "h_n" else f"hidden_size={H}"
+    dims = [f"num_layers*num_directions={module.num_layers * D}"] + ([f"batch={B}"] if batched else []) + [size]
+    return "(" + ", ".join(dims) + ")"
+
+
+def _shape_problem(part, mine, theirs, module, input):
+    text = f"{part} has shape {tuple(mine.shape)}; torch's is {_layout(part, module, input)}"
+    if sorted(mine.shape) == sorted(theirs.shape):
+        text += ": the same sizes in another order (which dimension is time, which the batch?)"
+    elif mine.dim() != theirs.dim():
+        text += f": {theirs.dim()} dimensions, not {mine.dim()}"
+    return text
+
+
+def _what(value):
+    if isinstance(value, Tensor):
+        return f"a tensor of shape {tuple(value.shape)}"
+    if isinstance(value, (tuple, list)):
+        return f"a {type(value).__name__} of {len(value)}"
+    return "None" if value is None else f"a {type(value).__name__}"
+
+
+# Naming the bug, and the report.
+
+
+def _likely_bug(outcomes, probes, headline):
+    """The catalogued bug whose result equals the student's on the most probes, and on how many of them.
+
+    A bug must match the first probe the student's function fails; the first bug in the catalogue wins a tie.
+    """
+    module, input = probes[0].module, probes[0].input
+    packed = isinstance(input, PackedSequence)
+    best, best_count = None, 0
+    for bug in bugs.CATALOGUE:
+        if not bug.applies(module, packed):
+            continue
+        order = [headline] + [i for i in range(len(probes)) if i != headline]
+        count = 0
+        for i in order:
+            probe = probes[i]
+            mutant = call(lambda p=probe: bugs.run(p.module, p.input, p.hx, bug.name), ())
+            if not same_outcome(outcomes[i], mutant):
+                if i == headline:
+                    break
+                continue
+            count += 1
+        if count == len(probes):
+            return bug, count
+        if count > best_count:
+            best, best_count = bug, count
+    return best, best_count
+
+
+def _report(name, probes, outcomes, findings, failing, bug, matched):
+    headline = failing[0]
+    probe = probes[headline]
+    departure = findings[headline]
+    if probes[0].module.num_layers > 1 and headline == 0:  # one layer alone says where it starts
+        alone = [i for i in failing if probes[i].layer is not None]
+        if alone and findings[alone[0]].part is not None:
+            departure = findings[alone[0]]
+            probe = probes[alone[0]]
+    error = outcomes[headline].error
+    status = "raised" if error is not None and not isinstance(error, TooSlow) else ("too slow" if error is not None else "wrong")
+    lines = [f"✗ {name}: not yet."]
+    if headline != 0:
+        lines[0] += " On your input it matches torch, but not on this probe:"
+    if probe is not probes[0] or headline != 0:
+        lines.append(f"  probe: {probe.description}")
+    if departure.part is not None:
+        lines.append(f"  first departure: {departure.text}")
+    else:
+        lines.append(f"  it {departure.text}" if departure.text.startswith(("raised", "stopped")) else f"  {departure.text}")
+        if "shape" in departure.text:
+            lines.append(f"  your layer: {_sizes(probes[headline])}")
+    if bug is not None and matched == len(probes):
+        lines.append(f"  most likely: {bug.title}.")
+        lines.append(f"  fix: {bug.fix}.")
+    elif bug is not None:
+        lines.append(f"  possibly: {bug.title} (it explains {matched} of the {len(probes)} checks).")
+        lines.append(f"  fix: {bug.fix}.")
+    else:
+        lines.append(f"  hint: {_generic_hint(departure, probe)}")
+    facts = {k: getattr(departure, k) for k in ("part", "index", "layer", "direction", "t", "batch", "unit", "got", "expected")}
+    error_text = None if error is None else f"{type(error).__name__}: {error}"
+    return Diagnosis(False, "\n".join(lines), status, probe=probe.description, bug=bug, error=error_text, **facts)
+
+
+def _sizes(probe):
+    """The sizes of the probe's layer and input, by name, and the shapes of its weights."""
+    module, input = probe.module, probe.input
+    G = {"LSTM": 4, "GRU": 3}.get(module.mode, 1)
+    H = module.hidden_size
+    gates = f"{G}*hidden_size" if G > 1 else "hidden_size"
+    packed = isinstance(input, PackedSequence)
+    batched = packed or input.dim() == 3
+    batch = int(input.batch_sizes[0]) if packed else (input.shape[0 if module.batch_first else 1] if batched else None)
+    x_t = f"(batch={batch}, input_size={module.input_size})" if batched else f"(input_size={module.input_size},)"
+    h_size = module.proj_size if module.mode == "LSTM" and module.proj_size else H
+    return (
+        f"x_t is {x_t}; W_ih = weight_ih_l0 is ({gates}={G * H}, input_size={module.input_size}); "
+        f"W_hh = weight_hh_l0 is ({gates}={G * H}, {'proj_size' if h_size != H else 'hidden_size'}={h_size})."
+    )
+
+
+def _generic_hint(departure, probe):
+    """What to look at, from where the result departs, when no catalogued bug explains it."""
+    if departure.part is None:
+        return "read the message above; the shapes of your layer are printed with it."
+    if departure.part == "output" and departure.t is not None:
+        if departure.first_step:
+            return "the very first step already differs: check that step's equation term by term."
+        return "the first steps match, a later one does not: check how the state is carried from step to step."
+    if departure.part == "c_n":
+        return "output and h_n match but c_n does not: return the final cell state of every layer and direction."
+    return "output matches but the final states do not: check which step's state you return, and in which row."
+
+
+__all__ = ["ATOL", "TIME_LIMIT", "Diagnosis", "diagnose"]

@@ -1,0 +1,266 @@
+"""helpers.diagnosis: a right layer gets ✓; each catalogued bug, written as a student would, is named.
+
+The buggy layers are not built from helpers.bugs: each is STUDENT_LAYER, a plain re-implementation
+written the way a student would write it, with one or two of its lines edited.
+"""
+
+import random
+import textwrap
+
+import pytest
+import torch
+from torch import nn
+from torch.nn.utils.rnn import PackedSequence, pack_padded_sequence, pad_packed_sequence
+
+from helpers import bugs, diagnosis
+from helpers.diagnosis import diagnose
+
+STUDENT_LAYER = textwrap.dedent(
+    '''
+    def my_layer(module, input, hx=None):
+        packed = isinstance(input, PackedSequence)
+        batched = packed or input.dim() == 3
+        if packed:
+            x, lengths = pad_packed_sequence(input)
+        else:
+            x = input if batched else input.unsqueeze(1)
+            if batched and module.batch_first:
+                x = x.transpose(0, 1)
+            lengths = torch.full((x.shape[1],), x.shape[0])
+        T, B = x.shape[0], x.shape[1]
+        L, D = module.num_layers, 2 if module.bidirectional else 1
+        H = module.hidden_size
+        P = module.proj_size or H
+        lstm = module.mode == "LSTM"
+        if hx is None:
+            h0, c0 = torch.zeros(L * D, B, P), torch.zeros(L * D, B, H)
+        elif lstm:
+            h0, c0 = hx
+        else:
+            h0, c0 = hx, torch.zeros(L * D, B, H)
+        if not batched and hx is not None:
+            h0, c0 = h0.unsqueeze(1), c0.unsqueeze(1)
+        h_last, c_last = [], []
+        layer_in = x
+        for k in range(L):
+            outs = []
+            for d in range(D):
+                sfx = f"_l{k}" + ("_reverse" if d == 1 else "")
+                W_ih = getattr(module, "weight_ih" + sfx)
+                W_hh = getattr(module, "weight_hh" + sfx)
+                b_ih = getattr(module, "bias_ih" + sfx) if module.bias else 0
+                b_hh = getattr(module, "bias_hh" + sfx) if module.bias else 0
+                h = h0[k * D + d]
+                c = c0[k * D + d]
+                states = [None] * T
+                steps = range(T - 1, -1, -1) if d == 1 else range(T)
+                for t in steps:
+                    xi = layer_in[t] @ W_ih.T + b_ih
+                    hh = h @ W_hh.T + b_hh
+                    if lstm:
+                        i, f, g, o = (xi + hh).chunk(4, dim=1)
+                        i, f, g, o = torch.sigmoid(i), torch.sigmoid(f), torch.tanh(g), torch.sigmoid(o)
+                        c_new = f * c + i * g
+                        h_new = o * torch.tanh(c_new)
+                        if module.proj_size:
+                            h_new = h_new @ getattr(module, "weight_hr" + sfx).T
+                    elif module.mode == "GRU":
+                        xr, xz, xn = xi.chunk(3, dim=1)
+                        hr, hz, hn = hh.chunk(3, dim=1)
+                        r = torch.sigmoid(xr + hr)
+                        z = torch.sigmoid(xz + hz)
+                        n = torch.tanh(xn + r * hn)
+                        h_new, c_new = (1 - z) * n + z * h, c
+                    else:
+                        act = torch.relu if module.nonlinearity == "relu" else torch.tanh
+                        h_new, c_new = act(xi + hh), c
+                    if packed:
+                        running = (t < lengths).unsqueeze(1)
+                        states[t] = torch.where(running, h_new, torch.zeros_like(h_new))
+                        h_new = torch.where(running, h_new, h)
+                        c_new = torch.where(running, c_new, c)
+                    else:
+                        states[t] = h_new
+                    h, c = h_new, c_new
+                outs.append(torch.stack(states))
+                h_last.append(h)
+                c_last.append(c)
+            layer_in = torch.cat(outs, dim=2)
+        output, h_n, c_n = layer_in, torch.stack(h_last), torch.stack(c_last)
+        if packed:
+            output = pack_padded_sequence(output, lengths, enforce_sorted=False)
+        elif batched and module.batch_first:
+            output = output.transpose(0, 1)
+        if not batched:
+            output, h_n, c_n = output[:, 0], h_n[:, 0], c_n[:, 0]
+        return (output, (h_n, c_n)) if lstm else (output, h_n)
+    '''
+)
+
+
+def student(*edits):
+    """STUDENT_LAYER with each (old, new) edit made (every occurrence), as a function."""
+    source = STUDENT_LAYER
+    for old, new in edits:
+        assert old in source, f"the edit's line is not in the student's layer: {old!r}"
+        source = source.replace(old, new)
+    scope = {"torch": torch, "PackedSequence": PackedSequence}
+    scope |= {"pack_padded_sequence": pack_padded_sequence, "pad_packed_sequence": pad_packed_sequence}
+    exec(compile(source, "<student>", "exec"), scope)
+    return scope["my_layer"]
+
+
+def make(kind="RNN", input_size=3, hidden_size=4, packed=False, batched=True, seed=0, **options):
+    """(module, input): a seeded layer and a batch of 3 sequences of 5 steps (lengths 5, 2, 4 when packed)."""
+    torch.manual_seed(seed)
+    module = getattr(nn, kind)(input_size, hidden_size, **options).eval()
+    first = options.get("batch_first", False)
+    x = torch.randn(3, 5, input_size) if first else torch.randn(5, 3, input_size)
+    if packed:
+        x = pack_padded_sequence(x, torch.tensor([5, 2, 4]), batch_first=first, enforce_sorted=False)
+    elif not batched:
+        x = torch.randn(5, input_size)
+    return module, x
+
+
+CONFIGS = {
+    "rnn": {},
+    "rnn relu, no bias": {"nonlinearity": "relu", "bias": False},
+    "rnn batch_first": {"batch_first": True},
+    "rnn unbatched": {"batched": False},
+    "rnn bidirectional": {"bidirectional": True},
+    "rnn 2 layers": {"num_layers": 2},
+    "rnn 3 layers bidirectional batch_first": {"num_layers": 3, "bidirectional": True, "batch_first": True},
+    "rnn packed bidirectional": {"packed": True, "bidirectional": True},
+    "lstm": {"kind": "LSTM"},
+    "lstm 2 layers bidirectional proj": {"kind": "LSTM", "num_layers": 2, "bidirectional": True, "proj_size": 2},
+    "lstm packed batch_first": {"kind": "LSTM", "packed": True, "batch_first": True},
+    "gru": {"kind": "GRU"},
+    "gru 2 layers bidirectional, no bias": {"kind": "GRU", "num_layers": 2, "bidirectional": True, "bias": False},
+    "gru packed": {"kind": "GRU", "packed": True},
+}
+
+SQUARE = {"input_size": 4}  # input_size = hidden_size: a wrong product still runs
+STACK_SQUARE = {"num_layers": 2, "bidirectional": True, "input_size": 8}  # layer 0's input as wide as layer 1's
+
+STEP_H = "hh = h @ W_hh.T + b_hh"
+X_PART = "xi = layer_in[t] @ W_ih.T + b_ih"
+STACKS = "output, h_n, c_n = layer_in, torch.stack(h_last), torch.stack(c_last)"
+STEPS = "steps = range(T - 1, -1, -1) if d == 1 else range(T)"
+# name: (the student's edits, the layer it is tried on)
+CATALOGUE_CASES = {
+    "h_prev_zero": ([(STEP_H, "hh = torch.zeros_like(h) @ W_hh.T + b_hh")], {}),
+    "h_0_every_step": ([(STEP_H, "hh = h0[k * D + d] @ W_hh.T + b_hh")], {"kind": "LSTM"}),
+    "output_h_prev": ([("states[t] = h_new", "states[t] = h")], {}),
+    "bias_ih_missing": ([(X_PART, "xi = layer_in[t] @ W_ih.T")], {}),
+    "bias_hh_missing": ([(STEP_H, "hh = h @ W_hh.T")], {"kind": "GRU"}),
+    "biases_missing": ([(X_PART, "xi = layer_in[t] @ W_ih.T"), (STEP_H, "hh = h @ W_hh.T")], {"kind": "LSTM"}),
+    "W_ih_not_transposed": ([("layer_in[t] @ W_ih.T", "layer_in[t] @ W_ih")], SQUARE),
+    "W_hh_not_transposed": ([("h @ W_hh.T", "h @ W_hh")], {}),
+    "weights_swapped": ([("layer_in[t] @ W_ih.T", "layer_in[t] @ W_hh.T"), ("h @ W_hh.T", "h @ W_ih.T")], SQUARE),
+    "wrong_nonlinearity": (
+        [('act = torch.relu if module.nonlinearity == "relu" else torch.tanh', "act = torch.tanh")],
+        {"nonlinearity": "relu"},
+    ),
+    "no_nonlinearity": ([("act(xi + hh), c", "xi + hh, c")], {}),
+    "h_0_ignored": ([("if hx is None:", "if True:")], {"kind": "GRU"}),
+    "h_0_first_row": ([("h0[k * D + d]", "h0[0]"), ("c0[k * D + d]", "c0[0]")], {"num_layers": 2}),
+    "h_0_direction_major": (
+        [("h0[k * D + d]", "h0[d * L + k]"), ("c0[k * D + d]", "c0[d * L + k]")],
+        {"kind": "LSTM", "num_layers": 2, "bidirectional": True},
+    ),
+    "batch_first_ignored": ([("if batched and module.batch_first:", "if False:")], {"batch_first": True}),
+    "output_not_batch_first": ([("elif batched and module.batch_first:", "elif False:")], {"batch_first": True}),
+    "not_reversed": ([(STEPS, "steps = range(T)")], {"bidirectional": True}),
+    "backward_not_realigned": (
+        [("outs.append(torch.stack(states))", "outs.append(torch.stack(states[::-1] if d == 1 else states))")],
+        {"kind": "GRU", "bidirectional": True},
+    ),
+    "directions_swapped": ([("torch.cat(outs, dim=2)", "torch.cat(outs[::-1], dim=2)")], {"bidirectional": True}),
+    "directions_stacked_in_time": ([("torch.cat(outs, dim=2)", "torch.cat(outs, dim=0)")], {"bidirectional": True}),
+    "h_n_backward_from_output": (
+        [(STACKS, "output, h_n, c_n = layer_in, torch.stack(h_last[:-1] + [layer_in[-1, :, P:]]), torch.stack(c_last)")],
+        {"bidirectional": True},
+    ),
+    "layers_not_chained": ([(X_PART, "xi = x[t] @ W_ih.T + b_ih")], STACK_SQUARE),
+    "reads_one_direction": ([("layer_in = torch.cat(outs, dim=2)", "layer_in = outs[-1]")], {"num_layers": 2, "bidirectional": True}),
+    "h_n_top_layer_only": ([(STACKS, "output, h_n, c_n = layer_in, torch.stack(h_last[-D:]), torch.stack(c_last[-D:])")], {"num_layers": 2}),
+    "h_n_direction_major": (
+        [(STACKS, "output, h_n, c_n = layer_in, torch.stack(h_last[0::D] + h_last[1::D]), torch.stack(c_last[0::D] + c_last[1::D])")],
+        {"kind": "GRU", "num_layers": 2, "bidirectional": True},
+    ),
+    "padding_run_through": ([("running = (t < lengths).unsqueeze(1)", "running = torch.ones(B, 1, dtype=torch.bool)")], {"packed": True}),
+    "h_n_at_padded_end": (
+        [(STACKS, "output, h_n, c_n = layer_in, torch.stack(h_last[:-D] + list(layer_in[-1].split(P, dim=1))), torch.stack(c_last)")],
+        {"kind": "LSTM", "packed": True, "bidirectional": True},
+    ),
+    "lstm_gates_ifog": ([("i, f, g, o = (xi + hh).chunk(4, dim=1)", "i, f, o, g = (xi + hh).chunk(4, dim=1)")], {"kind": "LSTM"}),
+    "lstm_i_f_swapped": ([("c_new = f * c + i * g", "c_new = i * c + f * g")], {"kind": "LSTM"}),
+    "cell_not_carried": ([("c_new = f * c + i * g", "c_new = f * c0[k * D + d] + i * g")], {"kind": "LSTM"}),
+    "h_is_o_times_c": ([("h_new = o * torch.tanh(c_new)", "h_new = o * c_new")], {"kind": "LSTM"}),
+    "projection_missing": ([("if module.proj_size:", "if False:")], {"kind": "LSTM", "proj_size": 2}),
+    "gru_reset_before_product": (
+        [("n = torch.tanh(xn + r * hn)", "n = torch.tanh(xn + (r * h) @ W_hh.chunk(3)[2].T + b_hh.chunk(3)[2])")],
+        {"kind": "GRU"},
+    ),
+    "gru_z_flipped": ([("(1 - z) * n + z * h, c", "z * n + (1 - z) * h, c")], {"kind": "GRU"}),
+    "gru_gates_zrn": ([("xr, xz, xn = xi", "xz, xr, xn = xi"), ("hr, hz, hn = hh", "hz, hr, hn = hh")], {"kind": "GRU"}),
+}
+# The same bugs on layers where they make the student's code raise, or in other settings.
+MORE_CASES = [
+    ("W_ih_not_transposed", {}),  # input_size 3, hidden_size 4: x_t @ W_ih cannot be computed
+    ("W_hh_not_transposed", {"kind": "LSTM"}),  # W_hh is (4H, H): h @ W_hh cannot be computed
+    ("weights_swapped", {"kind": "GRU"}),
+    ("layers_not_chained", {"num_layers": 2}),
+    ("not_reversed", {"kind": "LSTM", "bidirectional": True, "packed": True}),
+    ("h_0_ignored", {"num_layers": 3, "bidirectional": True, "batch_first": True}),
+    ("bias_ih_missing", {"kind": "LSTM", "batched": False}),
+    ("directions_swapped", {"kind": "GRU", "bidirectional": True, "num_layers": 2, "bias": False}),
+    ("output_h_prev", {"kind": "LSTM", "bidirectional": True, "batch_first": True}),
+    ("h_n_at_padded_end", {"packed": True}),
+]
+
+
+@pytest.mark.parametrize("config", CONFIGS.values(), ids=CONFIGS.keys())
+def test_a_right_layer_gets_a_tick(config, capsys):
+    """The student's layer without edits matches torch on every option the series teaches."""
+    module, x = make(**config)
+    verdict = diagnose(student(), module, x)
+    line = capsys.readouterr().out
+    assert verdict and verdict.status == "right", line
+    assert line.startswith("✓ my_layer matches nn.")
+
+
+@pytest.mark.parametrize("name", CATALOGUE_CASES)
+def test_each_catalogued_bug_is_named(name, capsys):
+    """diagnose names the bug of a student's layer with that bug, and prints its fix."""
+    edits, config = CATALOGUE_CASES[name]
+    module, x = make(**config)
+    verdict = diagnose(student(*edits), module, x)
+    text = capsys.readouterr().out
+    assert not verdict and verdict.bug is not None, text
+    assert verdict.bug.name == name, text
+    assert f"most likely: {bugs.BUGS[name].title}." in text and f"fix: {bugs.BUGS[name].fix}." in text
+
+
+@pytest.mark.parametrize("name, config", MORE_CASES, ids=[f"{n}-{i}" for i, (n, _) in enumerate(MORE_CASES)])
+def test_a_bug_is_named_on_other_layers_too(name, config, capsys):
+    """The same edit on another layer, where it may make the code raise, is still named."""
+    module, x = make(**config)
+    verdict = diagnose(student(*CATALOGUE_CASES[name][0]), module, x)
+    text = capsys.readouterr().out
+    assert not verdict and verdict.bug is not None and verdict.bug.name == name, text
+
+
+def test_every_catalogued_bug_has_a_student_case():
+    """The catalogue and the tests list the same bugs, at least 25."""
+    assert set(CATALOGUE_CASES) == set(bugs.BUGS)
+    assert len(bugs.CATALOGUE) >= 25
+
+
+def test_the_catalogue_engine_without_a_bug_is_torch():
+    """bugs.run(module, input, hx) with no bug returns exactly what the module returns."""
+    for config in CONFIGS.values():
+        module, x = make(**config)
+        ours, theirs = bugs.run(module, x), module(x)
+        assert diagnosis.same_outcome(diagnosis.Outcome(ours), diagnosis.Outcome(theirs))
