@@ -3,23 +3,28 @@
 - `unroll(module, input, hx)`: what `module(input, hx)` returns, re-computed step by step.
 - `trace(module, input, hx)`: the same, with every intermediate value (a `Trace` of `Step`s).
 - `compare(name, ours, theirs)`: one line saying whether a hand computation matches torch.
+- `diagnose(fn, module, input, hx)`: checks a student's own layer and names its bug (helpers.bugs).
 - `pack_padded_sequence(...)`: torch's, after checking the lengths with clear messages.
 - `helpers.plots`: hidden states as lines, heatmaps, directions and layer grids.
 - `helpers.widgets.explore(module, input)`: sliders on a layer's weights that redraw its states.
-- `helpers.exercises.check(key, answer)`: checks an exercise's answer, with a specific hint.
+- `helpers.exercises.check(key, answer)`: checks an exercise's answer, with a specific hint;
+  `check_code(key, fn)` checks a function the student wrote.
 - `helpers.data`: small seeded data sets, generated (no downloads).
 """
 
-from helpers import data, exercises, plots, widgets
+from helpers import bugs, data, exercises, plots, widgets
 from helpers.checks import compare
+from helpers.diagnosis import diagnose
 from helpers.packing import pack_padded_sequence
 from helpers.unroll import Step, Trace, trace, unroll
 
 __all__ = [
     "Step",
     "Trace",
+    "bugs",
     "compare",
     "data",
+    "diagnose",
     "exercises",
     "pack_padded_sequence",
     "plots",

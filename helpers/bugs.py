@@ -263,7 +263,7 @@ def run(module, input, hx=None, bug=None):
             x = x.transpose(0, 1)
     T, B = x.shape[:2]
     D = 2 if module.bidirectional else 1
-    L, H = module.num_layers, module.hidden_size
+    L = module.num_layers
     h_0, c_0 = _initial(module, hx, batched, B, x.dtype)
     if bug == "h_0_ignored":
         h_0, c_0 = torch.zeros_like(h_0), torch.zeros_like(c_0)

@@ -97,14 +97,16 @@ def _diagnose(fn, module, input, hx, name):
         return Diagnosis(False, f"✗ {name}: cannot check: {problem}", "cannot check")
     with torch.random.fork_rng(devices=[]), torch.no_grad():
         probes = _probes(module, input, hx)
-        first = call(fn, (copy.deepcopy(module), _clone(input), _clone(hx)))
+        first = call(fn, (copy.deepcopy(module), copied(input), copied(hx)))
         if first.error is None and first.value is None:
             returns = "(output, (h_n, c_n))" if module.mode == "LSTM" else "(output, h_n)"
             line = f"… {name}: not written yet (it returns None). Write it, return {returns} as the layer does, and run the cell again."
             return Diagnosis(False, line, "not written")
         if isinstance(first.error, TooSlow):
             return Diagnosis(False, f"✗ {name}: {too_slow(first)}", "too slow", probe="your input")
-        outcomes = [first] + [call(fn, (copy.deepcopy(p.module), _clone(p.input), _clone(p.hx)), quiet=True) for p in probes[1:]]
+        outcomes = [first] + [
+            call(fn, (copy.deepcopy(p.module), copied(p.input), copied(p.hx)), quiet=True) for p in probes[1:]
+        ]
         expected = [p.module(p.input, p.hx) for p in probes]
         findings = [_departure(o, e, p) for o, e, p in zip(outcomes, expected, probes)]
         failing = [i for i, f in enumerate(findings) if f is not None]
@@ -160,20 +162,33 @@ def _probes(module, input, hx):
         return _random_state(module, batch, generator)
 
     def zeroed(*kinds):
-        copied = copy.deepcopy(module)
-        for param_name, param in copied.named_parameters():
+        layer = copy.deepcopy(module)
+        for param_name, param in layer.named_parameters():
             if param_name.split("_")[0] + "_" + param_name.split("_")[1] in kinds:
                 param.zero_()
-        return copied
+        return layer
 
-    probes.append(Probe("a nonzero initial state (seeded random h_0" + (", c_0)" if lstm else ")"), module, input, random_state()))
-    probes.append(Probe("only W_ih acting: W_hh and both biases zeroed", zeroed("weight_hh", "bias_ih", "bias_hh"), input))
     probes.append(
-        Probe("only W_hh acting, on a nonzero h_0: W_ih and both biases zeroed", zeroed("weight_ih", "bias_ih", "bias_hh"), input, random_state())
+        Probe("a nonzero initial state (seeded random h_0" + (", c_0)" if lstm else ")"), module, input, random_state())
+    )
+    probes.append(
+        Probe("only W_ih acting: W_hh and both biases zeroed", zeroed("weight_hh", "bias_ih", "bias_hh"), input)
+    )
+    probes.append(
+        Probe(
+            "only W_hh acting, on a nonzero h_0: W_ih and both biases zeroed",
+            zeroed("weight_ih", "bias_ih", "bias_hh"),
+            input,
+            random_state(),
+        )
     )
     if module.bias:
-        probes.append(Probe("only b_ih acting: both weights and b_hh zeroed", zeroed("weight_ih", "weight_hh", "bias_hh"), input))
-        probes.append(Probe("only b_hh acting: both weights and b_ih zeroed", zeroed("weight_ih", "weight_hh", "bias_ih"), input))
+        probes.append(
+            Probe("only b_ih acting: both weights and b_hh zeroed", zeroed("weight_ih", "weight_hh", "bias_hh"), input)
+        )
+        probes.append(
+            Probe("only b_hh acting: both weights and b_ih zeroed", zeroed("weight_ih", "weight_hh", "bias_ih"), input)
+        )
     if not packed:
         time_dim = 1 if batched and module.batch_first else 0
         probes.append(Probe("a single time step (the first of your input)", module, input.narrow(time_dim, 0, 1), hx))
@@ -185,7 +200,9 @@ def _probes(module, input, hx):
         other_batch = (batch + 1) if batched else None
         probes.append(
             Probe(
-                f"another input: {shape[time_dim]} steps" + (f", a batch of {other_batch}" if batched else "") + ", a nonzero h_0",
+                f"another input: {shape[time_dim]} steps"
+                + (f", a batch of {other_batch}" if batched else "")
+                + ", a nonzero h_0",
                 module,
                 other,
                 _random_state(module, other_batch, generator),
@@ -249,14 +266,14 @@ def _rows(hx, rows):
     return hx[rows]
 
 
-def _clone(value):
+def copied(value):
     """A copy of a tensor, a PackedSequence or a tuple of them, so the student's code cannot change the original."""
     if isinstance(value, Tensor):
         return value.clone()
     if isinstance(value, PackedSequence):
         return PackedSequence(value.data.clone(), value.batch_sizes, value.sorted_indices, value.unsorted_indices)
     if isinstance(value, (tuple, list)):
-        return type(value)(_clone(v) for v in value)
+        return type(value)(copied(v) for v in value)
     return value
 
 
@@ -313,7 +330,9 @@ def _time_limit(seconds):
 
 def _student_line(error):
     """'line 6, in my_rnn: h = x @ W' for the innermost frame of the student's own code ('' when none)."""
-    frames = [f for f in traceback.walk_tb(error.__traceback__) if _package(f[0]) not in ("helpers", "torch", "contextlib")]
+    frames = [
+        f for f in traceback.walk_tb(error.__traceback__) if _package(f[0]) not in ("helpers", "torch", "contextlib")
+    ]
     if not frames:
         return ""
     frame, lineno = frames[-1]
@@ -415,7 +434,9 @@ def _departure(outcome, expected, probe):
                 mine = pad_packed_sequence(mine, batch_first=module.batch_first)[0]
         if not isinstance(mine, Tensor):
             fix = " (stack the steps' states with torch.stack)" if isinstance(mine, (list, tuple)) else ""
-            return Departure(f"{part} is {_what(mine)}; it should be a tensor shaped {_layout(part, module, probe.input)}{fix}")
+            return Departure(
+                f"{part} is {_what(mine)}; it should be a tensor shaped {_layout(part, module, probe.input)}{fix}"
+            )
         if mine.shape != theirs.shape:
             return Departure(_shape_problem(part, mine, theirs, module, probe.input), part=part)
         padded[part] = (mine, theirs)
@@ -430,7 +451,11 @@ def _first_wrong_entry(padded, module, probe):
     layer_of = (lambda row: row // D) if probe.layer is None else (lambda row: probe.layer)
     h_n_mine, h_n_theirs = padded["h_n"]
     rows = range(len(h_n_theirs))
-    order = [("h_n", r) for r in rows if r // D < L - 1] + [("output", None)] + [("h_n", r) for r in rows if r // D == L - 1]
+    order = (
+        [("h_n", r) for r in rows if r // D < L - 1]
+        + [("output", None)]
+        + [("h_n", r) for r in rows if r // D == L - 1]
+    )
     order += [("c_n", r) for r in rows] if "c_n" in padded else []
     for part, row in order:
         mine, theirs = padded[part]
@@ -441,7 +466,9 @@ def _first_wrong_entry(padded, module, probe):
             index = (row, *index)
             batch, unit = (index[1], index[2]) if batched else (None, index[1])
             where = f"layer {layer_of(row)}, {_direction(row % D, D)}, its final state"
-            return _entry(part, index, mine, theirs, where, layer=layer_of(row), direction=row % D, batch=batch, unit=unit)
+            return _entry(
+                part, index, mine, theirs, where, layer=layer_of(row), direction=row % D, batch=batch, unit=unit
+            )
         found = _first_in_output(mine, theirs, module, batched)
         if found is not None:
             index, direction, t, batch, unit = found
@@ -450,7 +477,14 @@ def _first_wrong_entry(padded, module, probe):
             layer = probe.layer if probe.layer is not None else L - 1
             step = f"time step {t + 1} (t = {t})"
             where = f"layer {layer}{' (the top)' if L > 1 and probe.layer is None else ''}, {_direction(direction, D)}, {step}"
-            facts = {"layer": layer, "direction": direction, "t": t, "batch": batch, "unit": unit, "first_step": first_step}
+            facts = {
+                "layer": layer,
+                "direction": direction,
+                "t": t,
+                "batch": batch,
+                "unit": unit,
+                "first_step": first_step,
+            }
             return _entry("output", index, mine, theirs, where, **facts)
     return None
 
@@ -553,7 +587,7 @@ def _likely_bug(outcomes, probes, headline):
         count = 0
         for i in order:
             probe = probes[i]
-            mutant = call(lambda p=probe: bugs.run(p.module, p.input, p.hx, bug.name), ())
+            mutant = call(lambda p=probe, b=bug.name: bugs.run(p.module, p.input, p.hx, b), ())
             if not same_outcome(outcomes[i], mutant):
                 if i == headline:
                     break
@@ -576,7 +610,11 @@ def _report(name, probes, outcomes, findings, failing, bug, matched):
             departure = findings[alone[0]]
             probe = probes[alone[0]]
     error = outcomes[headline].error
-    status = "raised" if error is not None and not isinstance(error, TooSlow) else ("too slow" if error is not None else "wrong")
+    status = (
+        "raised"
+        if error is not None and not isinstance(error, TooSlow)
+        else ("too slow" if error is not None else "wrong")
+    )
     lines = [f"✗ {name}: not yet."]
     if headline != 0:
         lines[0] += " On your input it matches torch, but not on this probe:"
@@ -585,7 +623,9 @@ def _report(name, probes, outcomes, findings, failing, bug, matched):
     if departure.part is not None:
         lines.append(f"  first departure: {departure.text}")
     else:
-        lines.append(f"  it {departure.text}" if departure.text.startswith(("raised", "stopped")) else f"  {departure.text}")
+        lines.append(
+            f"  it {departure.text}" if departure.text.startswith(("raised", "stopped")) else f"  {departure.text}"
+        )
         if "shape" in departure.text:
             lines.append(f"  your layer: {_sizes(probes[headline])}")
     if bug is not None and matched == len(probes):
@@ -596,7 +636,10 @@ def _report(name, probes, outcomes, findings, failing, bug, matched):
         lines.append(f"  fix: {bug.fix}.")
     else:
         lines.append(f"  hint: {_generic_hint(departure, probe)}")
-    facts = {k: getattr(departure, k) for k in ("part", "index", "layer", "direction", "t", "batch", "unit", "got", "expected")}
+    facts = {
+        k: getattr(departure, k)
+        for k in ("part", "index", "layer", "direction", "t", "batch", "unit", "got", "expected")
+    }
     error_text = None if error is None else f"{type(error).__name__}: {error}"
     return Diagnosis(False, "\n".join(lines), status, probe=probe.description, bug=bug, error=error_text, **facts)
 
@@ -620,8 +663,10 @@ def _sizes(probe):
 
 def _generic_hint(departure, probe):
     """What to look at, from where the result departs, when no catalogued bug explains it."""
+    if departure.part is None and "shape" in departure.text:
+        return "compare the shapes in the message with your layer's, printed above."
     if departure.part is None:
-        return "read the message above; the shapes of your layer are printed with it."
+        return "the message above says what could not be done, at the line shown."
     if departure.part == "output" and departure.t is not None:
         if departure.first_step:
             return "the very first step already differs: check that step's equation term by term."

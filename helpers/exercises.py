@@ -24,12 +24,19 @@ is compared and which hint a wrong one gets:
 - a number or a float tensor, equal within `atol`.
 
 Tensors and numpy values count as the plain Python they hold: torch.tensor(640) is 640.
+
+A "write it yourself" exercise (a `CodeExercise`) asks for a function instead, checked with
+`check_code(key, fn)`: a whole layer goes to `helpers.diagnose`; a single step is run on the
+exercise's cases and compared with its reference, and a wrong one is matched against the
+exercise's named mistakes, with the same ✓ / not written yet / where and why feedback.
 """
 
 import difflib
 import importlib
+import inspect
 import pkgutil
 import reprlib
+import textwrap
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -37,6 +44,7 @@ from typing import Any
 import torch
 from torch import nn
 
+from helpers import diagnosis
 from helpers.checks import report
 
 LONGEST_LIST = 10_000  # a longer integer tensor stays a tensor: no list answer is that long
@@ -67,11 +75,40 @@ class Exercise:
     parameters_of: Callable[[], nn.Module] | None = None  # a parameter count: the module counted, for hints
 
 
+@dataclass(frozen=True)
+class CodeMistake:
+    """A typical wrong function: what it gets wrong, and the repair."""
+
+    title: str
+    fix: str
+    function: Callable  # computes what the wrong code computes, from the same arguments
+
+
+@dataclass(frozen=True)
+class CodeExercise:
+    """A write-it-yourself exercise: the student writes a function, checked on cases against `reference`."""
+
+    key: str
+    question: str  # one line; the notebook holds the full text
+    reference: Callable  # the right function; `solution(key)` prints its source
+    explanation: str
+    # () -> [(what the case is, the arguments)]: the step's inputs, the first as in the notebook
+    cases: Callable[[], list] | None = None
+    returns: str = "the result"  # what the function returns, in words: "h_t", "(h_t, c_t)"
+    mistakes: tuple[CodeMistake, ...] = ()
+    # a whole layer instead: () -> (module, input, hx), checked by helpers.diagnose
+    layer: Callable[[], tuple] | None = None
+
+
 def check(key, answer):
     """Print whether `answer` solves exercise `key`, with a hint if not; return a Verdict."""
     exercise = _exercise(key)
     if exercise is None:
         return report(False, _no_such_exercise(key))
+    if isinstance(exercise, CodeExercise):
+        return report(
+            False, f"✗ {key} asks for a function: check it with helpers.exercises.check_code({key!r}, your_function)."
+        )
     if answer is None:
         return report(False, f"… {key}: no answer yet. Replace None with your answer and run the cell again.")
     try:
@@ -80,11 +117,91 @@ def check(key, answer):
         return report(False, f"✗ {key}: could not check {_brief(answer)} ({type(error).__name__}: {error}).")
 
 
+def check_code(key, fn):
+    """Print whether the function `fn` solves write-it-yourself exercise `key`, and if not where and why; return a Verdict."""
+    exercise = _exercise(key)
+    if exercise is None:
+        return report(False, _no_such_exercise(key))
+    if not isinstance(exercise, CodeExercise):
+        return report(False, f"✗ {key} asks for a value: check it with helpers.exercises.check({key!r}, your_answer).")
+    if exercise.layer is not None:
+        module, input, hx = _quietly(exercise.layer)
+        return diagnosis.diagnose(fn, module, input, hx, name=key)
+    try:
+        return report(*_examine(exercise, fn))
+    except Exception as error:  # a student's function must never crash the kernel
+        return report(False, f"✗ {key}: could not be checked ({type(error).__name__}: {error}).")
+
+
+def _examine(exercise, fn):
+    """(right, the lines to print) for a student's step function: run on every case, compared, its mistake named."""
+    key, name = exercise.key, getattr(fn, "__name__", "your function")
+    if not callable(fn):
+        return (
+            False,
+            f"✗ {key}: pass your function itself, e.g. check_code({key!r}, {name}); got a {type(fn).__name__}.",
+        )
+    cases = _quietly(exercise.cases)
+    with torch.random.fork_rng(devices=[]):
+        outcomes = [diagnosis.call(fn, diagnosis.copied(args), quiet=i > 0) for i, (_, args) in enumerate(cases)]
+        expected = [diagnosis.Outcome(exercise.reference(*diagnosis.copied(args))) for _, args in cases]
+        if outcomes[0].error is None and outcomes[0].value is None:
+            return (
+                False,
+                f"… {key}: not written yet ({name} returns None). Write it, return {exercise.returns}, and run the cell again.",
+            )
+        failing = [i for i, (o, e) in enumerate(zip(outcomes, expected)) if not diagnosis.same_outcome(o, e)]
+        if not failing:
+            return True, f"✓ {key}: right. {name} matches the reference on {len(cases)} cases."
+        first = failing[0]
+        lines = [f"✗ {key}: not yet." + ("" if first == 0 else " Right on the notebook's case, but not on this one:")]
+        lines.append(f"  case: {cases[first][0]}")
+        lines.append(f"  {_step_departure(outcomes[first], expected[first].value, exercise.returns)}")
+        for mistake in exercise.mistakes:
+            wrong = [diagnosis.call(mistake.function, diagnosis.copied(args)) for _, args in cases]
+            if all(diagnosis.same_outcome(o, w) for o, w in zip(outcomes, wrong)):
+                return False, "\n".join([*lines, f"  most likely: {mistake.title}.", f"  fix: {mistake.fix}."])
+    hint = "the result already differs on the first case: check the equation term by term."
+    if first != 0:
+        hint = "it matches on the notebook's case only: check that nothing depends on that case's numbers or sizes."
+    return False, "\n".join([*lines, f"  hint: {hint}"])
+
+
+def _step_departure(outcome, want, returns):
+    """Where a step function's result departs from the reference's, in one line."""
+    if isinstance(outcome.error, diagnosis.TooSlow):
+        return diagnosis.too_slow(outcome)
+    if outcome.error is not None:
+        return diagnosis.raised(outcome)
+    got = outcome.value
+    names = [part.strip() for part in returns.strip("()").split(",")]
+    if isinstance(want, tuple):
+        if not isinstance(got, (tuple, list)) or len(got) != len(want):
+            return f"it returns {_describe(got)}; return {returns}"
+        pairs = list(zip(names, got, want))
+    else:
+        pairs = [(names[0], got, want)]
+    for part, mine, theirs in pairs:
+        if not isinstance(mine, torch.Tensor):
+            return f"{part} is {_describe(mine)}; it should be a tensor of shape {tuple(theirs.shape)}"
+        if mine.shape != theirs.shape:
+            return f"{part} has shape {tuple(mine.shape)}; it should be {tuple(theirs.shape)}"
+        index = diagnosis.first_difference(mine, theirs)
+        if index is not None:
+            at = f"[{', '.join(map(str, index))}]" if index else ""
+            return f"first departure: {part}{at}: yours {mine[index].item():.4f}, expected {theirs[index].item():.4f}"
+    return "the values differ"
+
+
 def solution(key):
     """Print the reference answer of exercise `key`, in the form the exercise asks for, and why it is right."""
     exercise = _exercise(key)
     if exercise is None:
         print(_no_such_exercise(key))
+        return
+    if isinstance(exercise, CodeExercise):
+        source = textwrap.dedent(inspect.getsource(exercise.reference)).strip()
+        print(f"{key}: {exercise.question}\n{source}\n{exercise.explanation}")
         return
     print(f"{key}: {exercise.question}\nanswer: {_show(_expected(exercise))}\n{exercise.explanation}")
 

@@ -4,6 +4,7 @@ The buggy layers are not built from helpers.bugs: each is STUDENT_LAYER, a plain
 written the way a student would write it, with one or two of its lines edited.
 """
 
+import linecache
 import random
 import textwrap
 
@@ -16,7 +17,7 @@ from helpers import bugs, diagnosis
 from helpers.diagnosis import diagnose
 
 STUDENT_LAYER = textwrap.dedent(
-    '''
+    """
     def my_layer(module, input, hx=None):
         packed = isinstance(input, PackedSequence)
         batched = packed or input.dim() == 3
@@ -94,7 +95,7 @@ STUDENT_LAYER = textwrap.dedent(
         if not batched:
             output, h_n, c_n = output[:, 0], h_n[:, 0], c_n[:, 0]
         return (output, (h_n, c_n)) if lstm else (output, h_n)
-    '''
+    """
 )
 
 
@@ -106,6 +107,7 @@ def student(*edits):
         source = source.replace(old, new)
     scope = {"torch": torch, "PackedSequence": PackedSequence}
     scope |= {"pack_padded_sequence": pack_padded_sequence, "pad_packed_sequence": pad_packed_sequence}
+    linecache.cache["<student>"] = (len(source), None, source.splitlines(True), "<student>")  # as IPython keeps a cell
     exec(compile(source, "<student>", "exec"), scope)
     return scope["my_layer"]
 
@@ -179,22 +181,49 @@ CATALOGUE_CASES = {
     "directions_swapped": ([("torch.cat(outs, dim=2)", "torch.cat(outs[::-1], dim=2)")], {"bidirectional": True}),
     "directions_stacked_in_time": ([("torch.cat(outs, dim=2)", "torch.cat(outs, dim=0)")], {"bidirectional": True}),
     "h_n_backward_from_output": (
-        [(STACKS, "output, h_n, c_n = layer_in, torch.stack(h_last[:-1] + [layer_in[-1, :, P:]]), torch.stack(c_last)")],
+        [
+            (
+                STACKS,
+                "output, h_n, c_n = layer_in, torch.stack(h_last[:-1] + [layer_in[-1, :, P:]]), torch.stack(c_last)",
+            )
+        ],
         {"bidirectional": True},
     ),
     "layers_not_chained": ([(X_PART, "xi = x[t] @ W_ih.T + b_ih")], STACK_SQUARE),
-    "reads_one_direction": ([("layer_in = torch.cat(outs, dim=2)", "layer_in = outs[-1]")], {"num_layers": 2, "bidirectional": True}),
-    "h_n_top_layer_only": ([(STACKS, "output, h_n, c_n = layer_in, torch.stack(h_last[-D:]), torch.stack(c_last[-D:])")], {"num_layers": 2}),
+    "reads_one_direction": (
+        [("layer_in = torch.cat(outs, dim=2)", "layer_in = outs[-1]")],
+        {"num_layers": 2, "bidirectional": True},
+    ),
+    "h_n_top_layer_only": (
+        [(STACKS, "output, h_n, c_n = layer_in, torch.stack(h_last[-D:]), torch.stack(c_last[-D:])")],
+        {"num_layers": 2},
+    ),
     "h_n_direction_major": (
-        [(STACKS, "output, h_n, c_n = layer_in, torch.stack(h_last[0::D] + h_last[1::D]), torch.stack(c_last[0::D] + c_last[1::D])")],
+        [
+            (
+                STACKS,
+                "output, h_n, c_n = layer_in, torch.stack(h_last[0::D] + h_last[1::D]), torch.stack(c_last[0::D] + c_last[1::D])",
+            )
+        ],
         {"kind": "GRU", "num_layers": 2, "bidirectional": True},
     ),
-    "padding_run_through": ([("running = (t < lengths).unsqueeze(1)", "running = torch.ones(B, 1, dtype=torch.bool)")], {"packed": True}),
+    "padding_run_through": (
+        [("running = (t < lengths).unsqueeze(1)", "running = torch.ones(B, 1, dtype=torch.bool)")],
+        {"packed": True},
+    ),
     "h_n_at_padded_end": (
-        [(STACKS, "output, h_n, c_n = layer_in, torch.stack(h_last[:-D] + list(layer_in[-1].split(P, dim=1))), torch.stack(c_last)")],
+        [
+            (
+                STACKS,
+                "output, h_n, c_n = layer_in, torch.stack(h_last[:-D] + list(layer_in[-1].split(P, dim=1))), torch.stack(c_last)",
+            )
+        ],
         {"kind": "LSTM", "packed": True, "bidirectional": True},
     ),
-    "lstm_gates_ifog": ([("i, f, g, o = (xi + hh).chunk(4, dim=1)", "i, f, o, g = (xi + hh).chunk(4, dim=1)")], {"kind": "LSTM"}),
+    "lstm_gates_ifog": (
+        [("i, f, g, o = (xi + hh).chunk(4, dim=1)", "i, f, o, g = (xi + hh).chunk(4, dim=1)")],
+        {"kind": "LSTM"},
+    ),
     "lstm_i_f_swapped": ([("c_new = f * c + i * g", "c_new = i * c + f * g")], {"kind": "LSTM"}),
     "cell_not_carried": ([("c_new = f * c + i * g", "c_new = f * c0[k * D + d] + i * g")], {"kind": "LSTM"}),
     "h_is_o_times_c": ([("h_new = o * torch.tanh(c_new)", "h_new = o * c_new")], {"kind": "LSTM"}),
@@ -204,7 +233,10 @@ CATALOGUE_CASES = {
         {"kind": "GRU"},
     ),
     "gru_z_flipped": ([("(1 - z) * n + z * h, c", "z * n + (1 - z) * h, c")], {"kind": "GRU"}),
-    "gru_gates_zrn": ([("xr, xz, xn = xi", "xz, xr, xn = xi"), ("hr, hz, hn = hh", "hz, hr, hn = hh")], {"kind": "GRU"}),
+    "gru_gates_zrn": (
+        [("xr, xz, xn = xi", "xz, xr, xn = xi"), ("hr, hz, hn = hh", "hz, hr, hn = hh")],
+        {"kind": "GRU"},
+    ),
 }
 # The same bugs on layers where they make the student's code raise, or in other settings.
 MORE_CASES = [
@@ -264,3 +296,161 @@ def test_the_catalogue_engine_without_a_bug_is_torch():
         module, x = make(**config)
         ours, theirs = bugs.run(module, x), module(x)
         assert diagnosis.same_outcome(diagnosis.Outcome(ours), diagnosis.Outcome(theirs))
+
+
+def test_an_error_shows_the_students_own_line_and_no_helpers_frames(capsys):
+    """An exception inside the student's function is reported at their line, with its message."""
+    module, x = make()
+    verdict = diagnose(student(("hh = h @ W_hh.T + b_hh", "hh = h @ W_hh.T + b_hh + undefined_name")), module, x)
+    text = capsys.readouterr().out
+    assert verdict.status == "raised" and verdict.error == "NameError: name 'undefined_name' is not defined"
+    assert "raised NameError at line 41, in my_layer: hh = h @ W_hh.T + b_hh + undefined_name" in text
+    assert "helpers" not in text and "File " not in text
+
+
+def test_a_function_not_written_yet_reads_so(capsys):
+    """A stub that returns None gets the stable 'not written yet' line, whatever the layer."""
+
+    def my_rnn(module, input, hx=None): ...
+
+    for config in ({}, {"kind": "LSTM"}):
+        module, x = make(**config)
+        verdict = diagnose(my_rnn, module, x)
+        assert not verdict and verdict.status == "not written"
+    returns = "(output, (h_n, c_n))"
+    assert capsys.readouterr().out.splitlines()[-1] == (
+        f"… my_rnn: not written yet (it returns None). Write it, return {returns} as the layer does, and run the cell again."
+    )
+
+
+def test_a_call_that_runs_too_long_is_stopped(monkeypatch, capsys):
+    """An endless loop is stopped at the time limit, with the line it was running."""
+    monkeypatch.setattr(diagnosis, "TIME_LIMIT", 0.2)
+
+    def my_rnn(module, input, hx=None):
+        while True:
+            pass
+
+    module, x = make()
+    verdict = diagnose(my_rnn, module, x)
+    text = capsys.readouterr().out
+    assert verdict.status == "too slow"
+    assert "stopped after 0.2 seconds" in text and "in my_rnn: while True:" in text
+
+
+def test_the_time_limit_works_outside_the_main_thread_too(monkeypatch):
+    """Without a timer signal (another thread), tracing stops the loop instead."""
+    import threading
+
+    monkeypatch.setattr(diagnosis, "TIME_LIMIT", 0.2)
+
+    def my_rnn(module, input, hx=None):
+        while True:
+            pass
+
+    module, x = make()
+    found = []
+    worker = threading.Thread(target=lambda: found.append(diagnose(my_rnn, module, x)))
+    worker.start()
+    worker.join(timeout=30)
+    assert found and found[0].status == "too slow"
+
+
+def test_wrong_shapes_are_explained_with_the_layers_dimension_names(capsys):
+    """A batch-first output from a time-first layer is named as such, with torch's layout."""
+    module, x = make()
+    verdict = diagnose(lambda m, i, h: (m(i, h)[0].transpose(0, 1), m(i, h)[1]), module, x, name="my_rnn")
+    text = capsys.readouterr().out
+    assert not verdict and verdict.part == "output"
+    assert "output has shape (3, 5, 4); torch's is (seq_len=5, batch=3, num_directions*hidden_size=4)" in text
+    assert "the same sizes in another order" in text
+
+
+def test_the_departure_names_layer_direction_step_batch_and_unit(capsys):
+    """A bug that only the backward direction shows is placed there, at the first step it computes."""
+    module, x = make(bidirectional=True)
+    verdict = diagnose(student((STEPS, "steps = range(T)")), module, x)
+    assert (verdict.part, verdict.layer, verdict.direction, verdict.t) == ("output", 0, 1, 4)
+    assert verdict.index == (4, verdict.batch, 4 + verdict.unit % 4) and verdict.unit >= 4
+    assert "layer 0, backward direction, time step 5 (t = 4)" in capsys.readouterr().out
+
+
+def test_a_bug_only_a_probe_shows_is_found_on_that_probe(capsys):
+    """h_0 ignored is invisible on an input without hx; the nonzero-h_0 probe shows it."""
+    module, x = make()
+    verdict = diagnose(student(("if hx is None:", "if True:")), module, x)
+    text = capsys.readouterr().out
+    assert "On your input it matches torch, but not on this probe:" in text
+    assert verdict.probe.startswith("a nonzero initial state") and verdict.bug.name == "h_0_ignored"
+
+
+def test_bad_arguments_are_explained_not_raised(capsys):
+    """diagnose given a class, a wrong input or a non-function prints why and returns a false Diagnosis."""
+    module, x = make()
+    for args in ((student(), nn.RNN, x), (student(), module, torch.zeros(5, 3, 7)), ("my_layer", module, x)):
+        verdict = diagnose(*args)
+        assert not verdict and verdict.status == "cannot check"
+    lines = capsys.readouterr().out.splitlines()
+    assert all(line.startswith("✗ ") for line in lines) and "input_size=3" in lines[1]
+
+
+def test_diagnose_leaves_the_students_module_input_and_random_state_alone():
+    """A function that changes everything it is handed changes none of the student's objects."""
+
+    def vandal(module, input, hx=None):
+        torch.manual_seed(123)
+        with torch.no_grad():
+            module.weight_ih_l0.zero_()
+        input.zero_()
+        return module(input, hx)
+
+    module, x = make()
+    weights, x_before = module.weight_ih_l0.detach().clone(), x.clone()
+    torch.manual_seed(7)
+    state = torch.get_rng_state()
+    diagnose(vandal, module, x)
+    assert torch.equal(torch.get_rng_state(), state)
+    assert torch.equal(module.weight_ih_l0, weights) and torch.equal(x, x_before)
+
+
+# The fuzz test: random wrong implementations, each several bugs or something stranger.
+EDITS = [edit for edits, _ in CATALOGUE_CASES.values() for edit in edits]
+ODD_FUNCTIONS = [
+    lambda m, i, h: None,
+    lambda m, i, h: "output",
+    lambda m, i, h: (1, 2, 3),
+    lambda m, i, h: m(i, h)[0],
+    lambda m, i, h: (m(i, h)[0], [m(i, h)[1]]),
+    lambda m, i, h: (m(i, h)[0] + float("nan"), m(i, h)[1]),
+    lambda m, i, h: (m(i, h)[0].tolist(), m(i, h)[1]),
+    lambda m, i, h: (torch.zeros(1), torch.zeros(1)),
+    lambda m, i, h: 1 / 0,
+    lambda m, i, h: (m(i, h)[0].int(), m(i, h)[1]),
+    lambda m, i, h: (m(i, h)[0][..., :1], m(i, h)[1]),
+    lambda m, i, h: [][0],
+    lambda m, i, h: (_ for _ in ()).throw(KeyboardInterrupt) if False else (m, i),
+    lambda m, i, h: exec("raise SystemExit(3)"),
+]
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_fuzz_random_wrong_implementations_never_crash_diagnose(seed, capsys):
+    """Random mixes of catalogued edits and odd returns: diagnose prints a ✗ line and never raises."""
+    rng = random.Random(seed)
+    config = dict(rng.choice(list(CONFIGS.values())))
+    module, x = make(**config, seed=seed)
+    if rng.random() < 0.25:
+        fn = rng.choice(ODD_FUNCTIONS)
+    else:
+        source, edits = STUDENT_LAYER, []
+        for old, new in rng.sample(EDITS, rng.randint(1, 3)):
+            if old in source:  # an earlier edit may have rewritten this line
+                source = source.replace(old, new)
+                edits.append((old, new))
+        fn = student(*edits)
+    verdict = diagnose(fn, module, x, name="fuzzed")
+    text = capsys.readouterr().out
+    assert isinstance(verdict, diagnosis.Diagnosis) and text.startswith(("✗ fuzzed", "… fuzzed", "✓ fuzzed"))
+    assert text.strip() == verdict.line
+    if verdict:  # some edits do nothing on some layers (a bias edit without biases): torch agrees
+        assert diagnosis.same_outcome(diagnosis.Outcome(fn(module, x)), diagnosis.Outcome(module(x)))
