@@ -9,8 +9,11 @@ import torch
 
 from helpers import exercises
 
-ALL = sorted(exercises.exercises().values(), key=lambda e: e.key)
+EVERY = sorted(exercises.exercises().values(), key=lambda e: e.key)
+ALL = [e for e in EVERY if isinstance(e, exercises.Exercise)]  # answered with a value
+CODE = [e for e in EVERY if isinstance(e, exercises.CodeExercise)]  # answered with a function
 MISTAKES = [(e, m) for e in ALL for m in e.mistakes]
+CODE_MISTAKES = [(e, m) for e in CODE for m in e.mistakes]
 
 
 @pytest.mark.parametrize("exercise", ALL, ids=lambda e: e.key)
@@ -403,6 +406,74 @@ def test_loading_and_checking_exercises_leaves_the_students_random_state_alone(m
     expected = torch.randn(3)
     torch.manual_seed(123)
     for exercise in exercises.exercises().values():
-        exercises.check(exercise.key, 12345)  # wrong for every exercise: runs the solution and every mistake
+        if isinstance(exercise, exercises.CodeExercise):  # a wrong function: runs the reference and every mistake
+            exercises.check_code(exercise.key, lambda *args: torch.randn(1))
+        else:
+            exercises.check(exercise.key, 12345)  # wrong for every exercise: runs the solution and every mistake
         exercises.solution(exercise.key)
     assert torch.equal(torch.randn(3), expected)
+
+
+# Write-it-yourself exercises: the student writes a function, checked by check_code.
+
+
+@pytest.mark.parametrize("exercise", CODE, ids=lambda e: e.key)
+def test_a_reference_function_is_accepted(exercise, capsys):
+    """check_code(key, reference) says right; a whole-layer exercise goes through helpers.diagnose."""
+    assert exercises.check_code(exercise.key, exercise.reference)
+    out = capsys.readouterr().out
+    assert out.startswith(f"✓ {exercise.key}"), out
+
+
+@pytest.mark.parametrize("exercise", CODE, ids=lambda e: e.key)
+def test_a_stub_reads_not_written_yet(exercise, capsys):
+    """The notebook's stub, a function whose body is `...`, gets the stable 'not written yet' line."""
+
+    def stub(*args): ...
+
+    verdict = exercises.check_code(exercise.key, stub)
+    assert not verdict
+    assert capsys.readouterr().out.startswith(f"… {exercise.key}: not written yet (stub returns None).")
+
+
+@pytest.mark.parametrize("exercise", CODE, ids=lambda e: e.key)
+def test_a_code_exercise_names_its_mistakes_or_the_catalogue_does(exercise):
+    """A step exercise lists 2 or more typical wrong functions; a layer exercise relies on helpers.bugs."""
+    assert (exercise.layer is None) != (exercise.cases is None), f"{exercise.key}: give cases or a layer"
+    assert exercise.layer is not None or len(exercise.mistakes) >= 2
+
+
+@pytest.mark.parametrize("exercise, mistake", CODE_MISTAKES, ids=lambda v: getattr(v, "key", "mistake"))
+def test_a_typical_wrong_function_is_named(exercise, mistake, capsys):
+    """The wrong function is refused, placed, and named with its fix."""
+    assert not exercises.check_code(exercise.key, mistake.function)
+    out = capsys.readouterr().out
+    assert f"most likely: {mistake.title}.\n  fix: {mistake.fix}." in out, out
+
+
+@pytest.mark.parametrize("exercise", CODE, ids=lambda e: e.key)
+def test_solution_shows_the_reference_function(exercise, capsys):
+    """solution(key) prints the question, the reference's source and why it is right."""
+    exercises.solution(exercise.key)
+    out = capsys.readouterr().out
+    assert out.startswith(f"{exercise.key}: {exercise.question}\ndef ") and exercise.explanation in out
+
+
+def test_check_and_check_code_point_to_each_other(capsys):
+    """A function given to check, or a value given to check_code, is told which one to use."""
+    assert not exercises.check("01.step", 1.0)
+    assert not exercises.check_code("01.h_4", lambda: None)
+    first, second = capsys.readouterr().out.splitlines()
+    assert "check_code('01.step', your_function)" in first and "check('01.h_4', your_answer)" in second
+
+
+def test_a_step_function_that_raises_is_shown_at_its_line(capsys):
+    """An error in a student's step shows their line and message, and no helpers frames."""
+
+    def rnn_step(x_t, h_prev, w_ih, w_hh):
+        return torch.tanh(w_ih * x_t + w_hh * h_pref)  # noqa: F821
+
+    assert not exercises.check_code("01.step", rnn_step)
+    out = capsys.readouterr().out
+    assert "raised NameError at line" in out and "in rnn_step: return torch.tanh(w_ih * x_t + w_hh * h_pref)" in out
+    assert "name 'h_pref' is not defined" in out and "helpers" not in out

@@ -115,7 +115,7 @@ def test_notebook_ends_with_2_to_4_checked_exercises_all_registered(path):
     section = markdown(nb).split("## Exercises")[-1]
     assert 2 <= len(re.findall(r"^\*\*\d+\. ", section, flags=re.M)) <= 4, f"{path.name}: 2-4 exercises"
     code = "\n".join(c.source for c in code_cells(nb))
-    checked = re.findall(r'helpers\.exercises\.check\("([^"]+)"', code)
+    checked = re.findall(r'helpers\.exercises\.check(?:_code)?\("([^"]+)"', code)
     registered = sorted(key for key in exercises.exercises() if key.startswith(f"{number}."))
     assert checked, f"{path.name} checks no exercise"
     assert sorted(checked) == registered, f"{path.name} checks {sorted(checked)}; helpers.solutions has {registered}"
@@ -165,3 +165,24 @@ def test_first_cell_links_the_glossary_and_the_shape_cheat_sheet(path):
     for target in ("../docs/glossary.md", "../docs/shapes.md"):
         assert f"]({target})" in first, f"{path.name} does not link {target}"
         assert (path.parent / target).resolve().is_file(), target
+
+
+WRITE_IT_YOURSELF = {"01", "02", "03", "04", "05", "06", "08", "10", "11", "12"}  # at least these notebooks
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_write_it_yourself_exercises_hold_a_stub_that_reads_not_written_yet(path):
+    """A 'Write it yourself' slide before the summary: a stub function whose stored check reads 'not written yet'."""
+    nb = load(path)
+    cells = [c for c in nb.cells if "check_code(" in c.source and c.cell_type == "code"]
+    if path.name[:2] not in WRITE_IT_YOURSELF and not cells:
+        return
+    assert cells, f"{path.name} has no write-it-yourself exercise (helpers.exercises.check_code)"
+    headings = [c.source.splitlines()[0] for c in nb.cells if c.cell_type == "markdown" and c.source.startswith("## ")]
+    assert any(h.startswith("## Write it yourself") for h in headings), f"{path.name}: no '## Write it yourself' slide"
+    first = next(i for i, h in enumerate(headings) if h.startswith("## Write it yourself"))
+    assert headings.index("## Summary") > first, f"{path.name}: 'Write it yourself' belongs before the summary"
+    for cell in cells:
+        assert re.search(r"^def \w+\(.*\):\n(    .*\n)*    \.\.\.", cell.source, flags=re.M), f"{path.name}: no stub"
+        text = "".join(o.get("text", "") for o in cell.outputs)
+        assert re.fullmatch(r"(… \S+: not written yet \(\w+ returns None\)\. [^\n]*\n)+", text), text

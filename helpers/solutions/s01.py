@@ -3,7 +3,7 @@
 import torch
 from torch import nn
 
-from helpers.exercises import Exercise, Mistake
+from helpers.exercises import CodeExercise, CodeMistake, Exercise, Mistake
 
 
 def _hand_rnn():
@@ -28,7 +28,48 @@ def _shapes(seq_len):
     return tuple(output.shape), tuple(h_n.shape)
 
 
+def rnn_step(x_t, h_prev, w_ih, w_hh):
+    """One step of a 1 -> 1 RNN without bias."""
+    return torch.tanh(w_ih * x_t + w_hh * h_prev)
+
+
+def _step_cases():
+    """The notebook's fourth step, other numbers, and several values at once (any shape works)."""
+    numbers = [(4.0, 0.7652, 0.5, -1.0), (-2.0, 0.3, 1.5, 0.8), (0.0, -0.9, 0.5, 1.2)]
+    cases = [(f"x_t = {x}, h_prev = {h}, w_ih = {wi}, w_hh = {wh}", tuple(map(torch.tensor, (x, h, wi, wh)))) for x, h, wi, wh in numbers]
+    generator = torch.Generator().manual_seed(1)
+    x_t, h_prev = torch.randn(4, generator=generator), torch.randn(4, generator=generator)
+    cases.append(("four steps' x_t and h_prev at once, w_ih = 0.5, w_hh = -1", (x_t, h_prev, torch.tensor(0.5), torch.tensor(-1.0))))
+    return cases
+
+
 EXERCISES = [
+    CodeExercise(
+        key="01.step",
+        question="one step: h_t = tanh(w_ih * x_t + w_hh * h_prev), from tensors x_t, h_prev, w_ih, w_hh",
+        reference=rnn_step,
+        explanation="Both terms are added first, then tanh squashes the sum: the same equation at every step.",
+        cases=_step_cases,
+        returns="h_t",
+        mistakes=(
+            CodeMistake("no tanh: that is the pre-activation a_t", "return torch.tanh(...) of the sum", lambda x, h, wi, wh: wi * x + wh * h),
+            CodeMistake(
+                "the weights swapped: w_ih multiplies h_prev and w_hh multiplies x_t",
+                "w_ih (input to hidden) goes with x_t, w_hh (hidden to hidden) with h_prev",
+                lambda x, h, wi, wh: torch.tanh(wi * h + wh * x),
+            ),
+            CodeMistake(
+                "h_prev left out: the step has no memory",
+                "add w_hh * h_prev inside the tanh",
+                lambda x, h, wi, wh: torch.tanh(wi * x),
+            ),
+            CodeMistake(
+                "tanh applied to each term separately",
+                "add the two terms first, then apply tanh once: tanh(w_ih * x_t + w_hh * h_prev)",
+                lambda x, h, wi, wh: torch.tanh(wi * x) + torch.tanh(wh * h),
+            ),
+        ),
+    ),
     Exercise(
         key="01.h_4",
         question="h_4 for x = (1, 2, 3, 4), w_ih = 0.5, w_hh = -1, h_0 = 0",
