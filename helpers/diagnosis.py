@@ -636,6 +636,10 @@ def _report(name, probes, outcomes, findings, failing, bug, matched):
         lines.append(f"  fix: {bug.fix}.")
     else:
         lines.append(f"  hint: {_generic_hint(departure, probe)}")
+        passed = {i: i not in failing for i in range(len(probes))}
+        lines.append(
+            "  checks: " + " · ".join(f"{_label(p)} {'✓' if passed[i] else '✗'}" for i, p in enumerate(probes))
+        )
     facts = {
         k: getattr(departure, k)
         for k in ("part", "index", "layer", "direction", "t", "batch", "unit", "got", "expected")
@@ -659,6 +663,21 @@ def _sizes(probe):
         f"x_t is {x_t}; W_ih = weight_ih_l0 is ({gates}={G * H}, input_size={module.input_size}); "
         f"W_hh = weight_hh_l0 is ({gates}={G * H}, {'proj_size' if h_size != H else 'hidden_size'}={h_size})."
     )
+
+
+def _label(probe):
+    """A probe's description in two or three words, for the line of checks."""
+    text = probe.description
+    if text.startswith("only "):
+        return text.removeprefix("only ").split(" acting")[0] + " alone"
+    for start, label in (
+        ("a nonzero initial", "nonzero h_0"),
+        ("a single time step", "one step"),
+        ("another input", "another input"),
+    ):
+        if text.startswith(start):
+            return label
+    return text.split(",")[0]
 
 
 def _generic_hint(departure, probe):
