@@ -293,7 +293,7 @@ def call(fn, args, quiet=False):
     try:
         with _time_limit(TIME_LIMIT), contextlib.redirect_stdout(output) if quiet else contextlib.nullcontext():
             return Outcome(value=fn(*args))
-    except (Exception, TooSlow) as error:
+    except (Exception, SystemExit, TooSlow) as error:  # not KeyboardInterrupt: the student's stop button
         return Outcome(error=error, where=_student_line(error))
 
 
@@ -620,13 +620,12 @@ def _report(name, probes, outcomes, findings, failing, bug, matched):
         lines[0] += " On your input it matches torch, but not on this probe:"
     if probe is not probes[0] or headline != 0:
         lines.append(f"  probe: {probe.description}")
-    if departure.part is not None:
+    if departure.index is not None:
         lines.append(f"  first departure: {departure.text}")
     else:
-        lines.append(
-            f"  it {departure.text}" if departure.text.startswith(("raised", "stopped")) else f"  {departure.text}"
-        )
-        if "shape" in departure.text:
+        raised_or_stopped = departure.text.startswith(("raised", "stopped"))
+        lines.append(f"  it {departure.text}" if raised_or_stopped else f"  {departure.text}")
+        if "shape" in departure.text and (error is not None or departure.part is not None):
             lines.append(f"  your layer: {_sizes(probes[headline])}")
     if bug is not None and matched == len(probes):
         lines.append(f"  most likely: {bug.title}.")
@@ -635,11 +634,11 @@ def _report(name, probes, outcomes, findings, failing, bug, matched):
         lines.append(f"  possibly: {bug.title} (it explains {matched} of the {len(probes)} checks).")
         lines.append(f"  fix: {bug.fix}.")
     else:
-        lines.append(f"  hint: {_generic_hint(departure, probe)}")
+        lines.append(f"  hint: {_generic_hint(departure, probe, error)}")
         passed = {i: i not in failing for i in range(len(probes))}
-        lines.append(
-            "  checks: " + " · ".join(f"{_label(p)} {'✓' if passed[i] else '✗'}" for i, p in enumerate(probes))
-        )
+        if len(failing) < len(probes):  # which probes pass says which term is wrong
+            marks = [f"{_label(p)} {'✓' if passed[i] else '✗'}" for i, p in enumerate(probes)]
+            lines.append("  checks: " + " · ".join(marks))
     facts = {
         k: getattr(departure, k)
         for k in ("part", "index", "layer", "direction", "t", "batch", "unit", "got", "expected")
@@ -680,12 +679,15 @@ def _label(probe):
     return text.split(",")[0]
 
 
-def _generic_hint(departure, probe):
+def _generic_hint(departure, probe, error):
     """What to look at, from where the result departs, when no catalogued bug explains it."""
-    if departure.part is None and "shape" in departure.text:
+    if error is not None and "shape" in departure.text:
         return "compare the shapes in the message with your layer's, printed above."
-    if departure.part is None:
-        return "the message above says what could not be done, at the line shown."
+    if error is not None:
+        return "the message above says what went wrong, at the line shown."
+    if departure.index is None:
+        returns = "(output, (h_n, c_n))" if probe.module.mode == "LSTM" else "(output, h_n)"
+        return f"return what the layer returns, {returns}, as tensors shaped like torch's."
     if departure.part == "output" and departure.t is not None:
         if departure.first_step:
             return "the very first step already differs: check that step's equation term by term."

@@ -428,7 +428,7 @@ ODD_FUNCTIONS = [
     lambda m, i, h: (m(i, h)[0].int(), m(i, h)[1]),
     lambda m, i, h: (m(i, h)[0][..., :1], m(i, h)[1]),
     lambda m, i, h: [][0],
-    lambda m, i, h: (_ for _ in ()).throw(KeyboardInterrupt) if False else (m, i),
+    lambda m, i, h: (m, i),
     lambda m, i, h: exec("raise SystemExit(3)"),
 ]
 
@@ -464,3 +464,12 @@ def test_a_bug_outside_the_catalogue_gets_a_hint_and_the_term_by_term_checks(cap
     assert not verdict and verdict.bug is None
     assert "hint: the very first step already differs: check that step's equation term by term." in text
     assert "checks: your input ✗ · nonzero h_0 ✗ · W_ih alone ✓ · W_hh alone ✓ · b_ih alone ✗ · b_hh alone ✓" in text
+
+
+@pytest.mark.parametrize("index", range(len(ODD_FUNCTIONS)))
+def test_odd_returns_and_errors_are_explained(index, capsys):
+    """Each odd function (None, text, a wrong tuple, an error, sys.exit) gets a line, never an exception."""
+    module, x = make(kind="LSTM")
+    verdict = diagnose(ODD_FUNCTIONS[index], module, x, name="odd")
+    text = capsys.readouterr().out
+    assert not verdict and text.startswith(("✗ odd: not yet.", "… odd: not written yet")), text
