@@ -100,7 +100,8 @@ def _diagnose(fn, module, input, hx, name):
         first = call(fn, (copy.deepcopy(module), copied(input), copied(hx)))
         if first.error is None and first.value is None:
             returns = "(output, (h_n, c_n))" if module.mode == "LSTM" else "(output, h_n)"
-            line = f"… {name}: not written yet (it returns None). Write it, return {returns} as the layer does, and run the cell again."
+            who = "it" if name == getattr(fn, "__name__", None) else getattr(fn, "__name__", "your function")
+            line = f"… {name}: not written yet ({who} returns None). Write it, return {returns} as the layer does, and run the cell again."
             return Diagnosis(False, line, "not written")
         if isinstance(first.error, TooSlow):
             return Diagnosis(False, f"✗ {name}: {too_slow(first)}", "too slow", probe="your input")
@@ -140,7 +141,7 @@ def _argument_problem(fn, module, input, hx, name):
     try:
         inspect.signature(fn).bind(module, input, hx)
     except TypeError:
-        return f"{name} must take three arguments, (module, input, hx), as module(input, hx) does; its are {inspect.signature(fn)}."
+        return f"{name} must take three arguments, (module, input, hx), as module(input, hx) does; its signature is {inspect.signature(fn)}."
     except ValueError:  # a builtin without a signature: let the call tell
         pass
     return None
