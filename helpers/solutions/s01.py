@@ -34,8 +34,8 @@ def rnn_step(x_t, h_prev, w_ih, w_hh):
 
 
 def _step_cases():
-    """The notebook's fourth step, other numbers, and several values at once (any shape works)."""
-    numbers = [(4.0, 0.7652, 0.5, -1.0), (-2.0, 0.3, 1.5, 0.8), (0.0, -0.9, 0.5, 1.2)]
+    """The notebook's third step, other numbers, and several values at once (any shape works)."""
+    numbers = [(3.0, 0.4914, 0.5, -1.0), (-2.0, 0.3, 1.5, 0.8), (0.0, -0.9, 0.5, 1.2)]
     cases = [(f"x_t = {x}, h_prev = {h}, w_ih = {wi}, w_hh = {wh}", tuple(map(torch.tensor, (x, h, wi, wh)))) for x, h, wi, wh in numbers]
     generator = torch.Generator().manual_seed(1)
     x_t, h_prev = torch.randn(4, generator=generator), torch.randn(4, generator=generator)

@@ -5,7 +5,7 @@ import copy
 import torch
 from torch import nn
 
-from helpers.exercises import Exercise, Mistake
+from helpers.exercises import CodeExercise, Exercise, Mistake
 
 X_1 = (4.0, -2.0, -3.0)  # the exercise's first step: (x_{1,1}, x_{1,2}, x_{1,3})
 
@@ -49,11 +49,42 @@ def _blind_entry(feature=1):
     raise AssertionError("no single entry of weight_ih_l0 hides the feature")
 
 
+def _notebook_layer():
+    """The notebook's layer and its four steps of three features, with no initial state given."""
+    x = torch.tensor([[2.0, 4.0, 1.0], [1.0, 0.0, -1.0], [2.0, 0.0, 1.0], [0.0, 4.0, 1.0]]).unsqueeze(1)
+    return _hand_rnn(), x, None  # x: (seq_len=4, batch=1, input_size=3)
+
+
+def my_rnn(module, input, hx=None):
+    """nn.RNN's forward pass for one layer and one direction, as a loop over time (seq_len, batch, features)."""
+    W_ih, W_hh = module.weight_ih_l0, module.weight_hh_l0  # (hidden_size, input_size), (hidden_size, hidden_size)
+    b_ih, b_hh = module.bias_ih_l0, module.bias_hh_l0  # (hidden_size,) each
+    h = torch.zeros(input.shape[1], module.hidden_size) if hx is None else hx[0]  # h_0: (batch, hidden_size)
+    hidden_states = []
+    for x_t in input:  # x_t: (batch, input_size)
+        h_prev = h
+        h = torch.tanh(x_t @ W_ih.T + b_ih + h_prev @ W_hh.T + b_hh)  # (batch, hidden_size)
+        hidden_states.append(h)
+    output = torch.stack(hidden_states)  # (seq_len, batch, hidden_size)
+    return output, h.unsqueeze(0)  # h_n: (num_layers=1, batch, hidden_size)
+
+
 def _weight_ih_shape():
     return tuple(nn.RNN(input_size=5, hidden_size=1).weight_ih_l0.shape)
 
 
 EXERCISES = [
+    CodeExercise(
+        key="02.loop",
+        question="my_rnn(module, input, hx=None): the notebook's layer as a loop over time, returning (output, h_n)",
+        reference=my_rnn,
+        explanation=(
+            "h starts at hx[0] (zeros when hx is None), each step computes tanh(x_t @ W_ih.T + b_ih + h_prev @ W_hh.T "
+            "+ b_hh) for the whole batch, output stacks every step's state and h_n is the last one with a layer "
+            "dimension in front."
+        ),
+        layer=_notebook_layer,
+    ),
     Exercise(
         key="02.a_1",
         question="the pre-activation a_1 for x_1 = (4, -2, -3), w_ih = (0.5, -0.25, 1), b_ih = 0.25, b_hh = -0.5",

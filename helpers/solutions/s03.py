@@ -3,7 +3,8 @@
 import torch
 from torch import nn
 
-from helpers.exercises import Exercise, Mistake
+from helpers.bugs import BUGS
+from helpers.exercises import CodeExercise, CodeMistake, Exercise, Mistake
 
 
 def _layer(input_size, hidden_size):
@@ -37,6 +38,39 @@ def _unit_1_by_hand(row=1, bias=1, activation=torch.tanh):
     return activation(a).item()
 
 
+def rnn_step(x_t, h_prev, W_ih, W_hh, b_ih, b_hh):
+    """One step of nn.RNN for a batch: x_t (batch, input_size), h_prev (batch, hidden_size) -> h_t."""
+    return torch.tanh(x_t @ W_ih.T + b_ih + h_prev @ W_hh.T + b_hh)
+
+
+def _random_step(generator, batch, input_size, hidden_size):
+    """Arguments of rnn_step for the given sizes, drawn from `generator`: x_t, h_prev, W_ih, W_hh, b_ih, b_hh."""
+    shapes = [(batch, input_size), (batch, hidden_size), (hidden_size, input_size), (hidden_size, hidden_size)]
+    shapes += [(hidden_size,), (hidden_size,)]
+    return tuple(torch.randn(*shape, generator=generator) for shape in shapes)
+
+
+def _step_cases():
+    """The notebook's step 2, then other sizes: a batch, input_size = hidden_size (square W_ih), more units."""
+    rnn = _hand_rnn()
+    W_ih, W_hh = rnn.weight_ih_l0.detach(), rnn.weight_hh_l0.detach()  # (2, 3), (2, 2)
+    b_ih, b_hh = rnn.bias_ih_l0.detach(), rnn.bias_hh_l0.detach()  # (2,), (2,)
+    x_2, h_1 = torch.tensor([[0.0, 1.0, 1.0]]), torch.tanh(torch.tensor([[1.0, 0.5]]))  # (1, 3), (1, 2)
+    generator = torch.Generator().manual_seed(3)
+    return [
+        (
+            "the notebook's step 2: x_t = [[0, 1, 1]], h_prev = h_1 = [[0.7616, 0.4621]], its W_ih, W_hh, b_ih, b_hh",
+            (x_2, h_1, W_ih, W_hh, b_ih, b_hh),
+        ),
+        ("a batch of 4, input_size = 3, hidden_size = 2, random numbers", _random_step(generator, 4, 3, 2)),
+        (
+            "a batch of 2, input_size = hidden_size = 3 (W_ih is square), random numbers",
+            _random_step(generator, 2, 3, 3),
+        ),
+        ("a batch of 3, input_size = 2, hidden_size = 5, random numbers", _random_step(generator, 3, 2, 5)),
+    ]
+
+
 def _counted():
     """Exercise 3's layer, nn.RNN(10, 20)."""
     return _layer(10, 20)
@@ -47,6 +81,74 @@ def _count():
 
 
 EXERCISES = [
+    CodeExercise(
+        key="03.step_matrices",
+        question="one step for a batch: h_t = tanh(x_t W_ih^T + b_ih + h_prev W_hh^T + b_hh), x_t (B, I), h_prev (B, H)",
+        reference=rnn_step,
+        explanation=(
+            "Each row of x_t and h_prev is one sequence; W_ih.T (I, H) and W_hh.T (H, H) turn them into (B, H), "
+            "and the biases (H,) are added to every row. tanh comes last, once, on the sum."
+        ),
+        cases=_step_cases,
+        returns="h_t",
+        mistakes=(
+            CodeMistake(
+                BUGS["W_ih_not_transposed"].title,
+                BUGS["W_ih_not_transposed"].fix,
+                lambda x, h, W_ih, W_hh, b_ih, b_hh: torch.tanh(x @ W_ih + b_ih + h @ W_hh.T + b_hh),
+            ),
+            CodeMistake(
+                "neither weight transposed: x_t @ W_ih and h_prev @ W_hh",
+                "torch stores both weights as (out, in): use x_t @ W_ih.T and h_prev @ W_hh.T",
+                lambda x, h, W_ih, W_hh, b_ih, b_hh: torch.tanh(x @ W_ih + b_ih + h @ W_hh + b_hh),
+            ),
+            CodeMistake(
+                BUGS["W_hh_not_transposed"].title,
+                BUGS["W_hh_not_transposed"].fix,
+                lambda x, h, W_ih, W_hh, b_ih, b_hh: torch.tanh(x @ W_ih.T + b_ih + h @ W_hh + b_hh),
+            ),
+            CodeMistake(
+                BUGS["weights_swapped"].title,
+                BUGS["weights_swapped"].fix,
+                lambda x, h, W_ih, W_hh, b_ih, b_hh: torch.tanh(x @ W_hh.T + b_ih + h @ W_ih.T + b_hh),
+            ),
+            CodeMistake(
+                BUGS["bias_ih_missing"].title,
+                BUGS["bias_ih_missing"].fix,
+                lambda x, h, W_ih, W_hh, b_ih, b_hh: torch.tanh(x @ W_ih.T + h @ W_hh.T + b_hh),
+            ),
+            CodeMistake(
+                BUGS["bias_hh_missing"].title,
+                BUGS["bias_hh_missing"].fix,
+                lambda x, h, W_ih, W_hh, b_ih, b_hh: torch.tanh(x @ W_ih.T + b_ih + h @ W_hh.T),
+            ),
+            CodeMistake(
+                BUGS["biases_missing"].title,
+                BUGS["bias_ih_missing"].fix,  # the layer's fix names module.bias_ih_l0, which a step does not see
+                lambda x, h, W_ih, W_hh, b_ih, b_hh: torch.tanh(x @ W_ih.T + h @ W_hh.T),
+            ),
+            CodeMistake(
+                BUGS["no_nonlinearity"].title,
+                BUGS["no_nonlinearity"].fix,
+                lambda x, h, W_ih, W_hh, b_ih, b_hh: x @ W_ih.T + b_ih + h @ W_hh.T + b_hh,
+            ),
+            CodeMistake(
+                "the column-vector form W_ih @ x_t.T: its result holds one unit per row, not one sequence per row",
+                "keep one sequence per row, as torch does: x_t @ W_ih.T + b_ih + h_prev @ W_hh.T + b_hh",
+                lambda x, h, W_ih, W_hh, b_ih, b_hh: torch.tanh(W_ih @ x.T + b_ih + W_hh @ h.T + b_hh),
+            ),
+            CodeMistake(
+                "tanh applied to each part separately",
+                "add all four terms first, then apply tanh once to the sum",
+                lambda x, h, W_ih, W_hh, b_ih, b_hh: torch.tanh(x @ W_ih.T + b_ih) + torch.tanh(h @ W_hh.T + b_hh),
+            ),
+            CodeMistake(
+                "h_prev left out: the step has no memory of the units' past",
+                "add h_prev @ W_hh.T inside the tanh",
+                lambda x, h, W_ih, W_hh, b_ih, b_hh: torch.tanh(x @ W_ih.T + b_ih + b_hh),
+            ),
+        ),
+    ),
     Exercise(
         key="03.weight_hh_shape",
         question="the shape of weight_hh_l0 in nn.RNN(input_size=3, hidden_size=5)",
