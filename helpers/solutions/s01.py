@@ -36,10 +36,18 @@ def rnn_step(x_t, h_prev, w_ih, w_hh):
 def _step_cases():
     """The notebook's third step, other numbers, and several values at once (any shape works)."""
     numbers = [(3.0, 0.4914, 0.5, -1.0), (-2.0, 0.3, 1.5, 0.8), (0.0, -0.9, 0.5, 1.2)]
-    cases = [(f"x_t = {x}, h_prev = {h}, w_ih = {wi}, w_hh = {wh}", tuple(map(torch.tensor, (x, h, wi, wh)))) for x, h, wi, wh in numbers]
+    cases = [
+        (f"x_t = {x}, h_prev = {h}, w_ih = {wi}, w_hh = {wh}", tuple(map(torch.tensor, (x, h, wi, wh))))
+        for x, h, wi, wh in numbers
+    ]
     generator = torch.Generator().manual_seed(1)
     x_t, h_prev = torch.randn(4, generator=generator), torch.randn(4, generator=generator)
-    cases.append(("four steps' x_t and h_prev at once, w_ih = 0.5, w_hh = -1", (x_t, h_prev, torch.tensor(0.5), torch.tensor(-1.0))))
+    cases.append(
+        (
+            "four steps' x_t and h_prev at once, w_ih = 0.5, w_hh = -1",
+            (x_t, h_prev, torch.tensor(0.5), torch.tensor(-1.0)),
+        )
+    )
     return cases
 
 
@@ -52,7 +60,11 @@ EXERCISES = [
         cases=_step_cases,
         returns="h_t",
         mistakes=(
-            CodeMistake("no tanh: that is the pre-activation a_t", "return torch.tanh(...) of the sum", lambda x, h, wi, wh: wi * x + wh * h),
+            CodeMistake(
+                "no tanh: that is the pre-activation a_t",
+                "return torch.tanh(...) of the sum",
+                lambda x, h, wi, wh: wi * x + wh * h,
+            ),
             CodeMistake(
                 "the weights swapped: w_ih multiplies h_prev and w_hh multiplies x_t",
                 "w_ih (input to hidden) goes with x_t, w_hh (hidden to hidden) with h_prev",
