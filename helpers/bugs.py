@@ -40,8 +40,8 @@ def _stacked_bidirectional(module, packed):
 CATALOGUE = (
     Bug(
         "h_prev_zero",
-        "h_t used where h_{t-1} belongs: each step reads its own, still empty, state instead of the previous one",
-        "read the state the previous step returned: h_t = f(x_t W_ih^T + b_ih + h_{t-1} W_hh^T + b_hh)",
+        "h_{t-1} never reaches the step: the term h_{t-1} W_hh^T is missing, or reads h_t's own still-empty slot",
+        "add the previous step's state: h_t = f(x_t W_ih^T + b_ih + h_{t-1} W_hh^T + b_hh)",
     ),
     Bug(
         "h_0_every_step",
@@ -68,7 +68,7 @@ CATALOGUE = (
     Bug(
         "biases_missing",
         "both biases left out",
-        "add b_ih and b_hh (module.bias_ih_l0, module.bias_hh_l0); they exist unless bias=False",
+        "add b_ih to the input part and b_hh to the hidden part (a layer has both unless bias=False)",
         lambda module, packed: module.bias,
     ),
     Bug(
@@ -80,6 +80,11 @@ CATALOGUE = (
         "W_hh_not_transposed",
         "W_hh not transposed: h_{t-1} @ W_hh instead of h_{t-1} @ W_hh.T",
         "torch stores W_hh as (rows = new units, columns = old units): use h_prev @ W_hh.T",
+    ),
+    Bug(
+        "weights_not_transposed",
+        "neither weight transposed: x_t @ W_ih and h_{t-1} @ W_hh",
+        "torch stores weights as (out, in): use x_t @ W_ih.T and h_prev @ W_hh.T",
     ),
     Bug(
         "weights_swapped",
@@ -156,6 +161,16 @@ CATALOGUE = (
         "h_n's backward row taken from output[-1], which is the backward direction's first step",
         "take the backward final state where that direction ends, at t = 0: output[0, :, H:]",
         lambda module, packed: module.bidirectional and not packed,
+    ),
+    Bug(
+        "h_n_from_first_step",
+        "h_n taken from output[0], the first step, instead of the last",
+        "h_n is the state after the last step: output[-1] for the forward direction (output[0] only for the backward one)",
+    ),
+    Bug(
+        "h_n_without_layer_dimension",
+        "h_n returned without its first dimension (one row per layer and direction)",
+        "h_n keeps that dimension even for one layer: return torch.stack(final_states), or h.unsqueeze(0)",
     ),
     Bug(
         "layers_not_chained",
@@ -292,6 +307,11 @@ def run(module, input, hx=None, bug=None):
     if bug == "h_n_direction_major":
         order = [k * D + d for d in range(D) for k in range(L)]
         h_n, c_n = h_n[order], c_n[order]
+    if bug == "h_n_from_first_step":
+        h_n = h_n.clone()
+        h_n[-D] = output[0].reshape(B, D, -1)[:, 0]  # the forward direction's state at t = 0
+    if bug == "h_n_without_layer_dimension":
+        h_n, c_n = h_n[-1], c_n[-1]  # the last state computed, (B, H)
     if bug == "h_n_top_layer_only":
         h_n, c_n = h_n[-D:], c_n[-D:]
     if bug in ("h_n_backward_from_output", "h_n_at_padded_end"):
@@ -306,7 +326,7 @@ def run(module, input, hx=None, bug=None):
     elif batched and module.batch_first and bug not in ("output_not_batch_first", "batch_first_ignored"):
         output = output.transpose(0, 1)  # (B, T, D*H)
     if not batched:
-        output, h_n, c_n = output.squeeze(1), h_n.squeeze(1), c_n.squeeze(1)
+        output, h_n, c_n = output.squeeze(1), h_n.squeeze(-2), c_n.squeeze(-2)  # the batch of 1 removed
     return (output, (h_n, c_n)) if lstm else (output, h_n)
 
 
@@ -339,8 +359,9 @@ def _direction(module, where, layer_input, state, lengths, bug):
     for t in times:
         h_prev = {"h_prev_zero": torch.zeros_like(h), "h_0_every_step": h_0}.get(bug, h)
         c_prev = c_0 if bug == "cell_not_carried" else c
-        x_part = layer_input[t] @ (W_ih if bug == "W_ih_not_transposed" else W_ih.T)  # (B, G*H)
-        h_part = h_prev @ (W_hh if bug == "W_hh_not_transposed" else W_hh.T)  # (B, G*H)
+        untransposed = {"W_ih_not_transposed": "ih", "W_hh_not_transposed": "hh", "weights_not_transposed": "ihhh"}
+        x_part = layer_input[t] @ (W_ih if "ih" in untransposed.get(bug, "") else W_ih.T)  # (B, G*H)
+        h_part = h_prev @ (W_hh if "hh" in untransposed.get(bug, "") else W_hh.T)  # (B, G*H)
         x_part = x_part if b_ih is None else x_part + b_ih
         h_part = h_part if b_hh is None else h_part + b_hh
         if module.mode == "LSTM":

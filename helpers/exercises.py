@@ -162,7 +162,9 @@ def _examine(exercise, fn):
             if all(diagnosis.same_outcome(o, w) for o, w in zip(outcomes, wrong)):
                 return False, "\n".join([*lines, f"  most likely: {mistake.title}.", f"  fix: {mistake.fix}."])
     hint = "the result already differs on the first case: check the equation term by term."
-    if first != 0:
+    if outcomes[first].error is not None:
+        hint = "the message above says what went wrong, at the line shown."
+    elif first != 0:
         hint = "it matches on the notebook's case only: check that nothing depends on that case's numbers or sizes."
     return False, "\n".join([*lines, f"  hint: {hint}"])
 

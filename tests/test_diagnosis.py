@@ -159,6 +159,9 @@ CATALOGUE_CASES = {
     "biases_missing": ([(X_PART, "xi = layer_in[t] @ W_ih.T"), (STEP_H, "hh = h @ W_hh.T")], {"kind": "LSTM"}),
     "W_ih_not_transposed": ([("layer_in[t] @ W_ih.T", "layer_in[t] @ W_ih")], SQUARE),
     "W_hh_not_transposed": ([("h @ W_hh.T", "h @ W_hh")], {}),
+    "weights_not_transposed": ([("layer_in[t] @ W_ih.T", "layer_in[t] @ W_ih"), ("h @ W_hh.T", "h @ W_hh")], SQUARE),
+    "h_n_from_first_step": ([(STACKS, "output, h_n, c_n = layer_in, layer_in[:1], torch.stack(c_last)")], {}),
+    "h_n_without_layer_dimension": ([(STACKS, "output, h_n, c_n = layer_in, h, c")], {"kind": "LSTM"}),
     "weights_swapped": ([("layer_in[t] @ W_ih.T", "layer_in[t] @ W_hh.T"), ("h @ W_hh.T", "h @ W_ih.T")], SQUARE),
     "wrong_nonlinearity": (
         [('act = torch.relu if module.nonlinearity == "relu" else torch.tanh', "act = torch.tanh")],
@@ -250,6 +253,9 @@ MORE_CASES = [
     ("directions_swapped", {"kind": "GRU", "bidirectional": True, "num_layers": 2, "bias": False}),
     ("output_h_prev", {"kind": "LSTM", "bidirectional": True, "batch_first": True}),
     ("h_n_at_padded_end", {"packed": True}),
+    ("h_prev_zero", {"kind": "LSTM", "batch_first": True}),
+    ("h_n_without_layer_dimension", {"kind": "GRU", "batch_first": True}),
+    ("h_n_from_first_step", {"kind": "GRU", "batch_first": True}),
 ]
 
 

@@ -477,3 +477,4 @@ def test_a_step_function_that_raises_is_shown_at_its_line(capsys):
     out = capsys.readouterr().out
     assert "raised NameError at line" in out and "in rnn_step: return torch.tanh(w_ih * x_t + w_hh * h_pref)" in out
     assert "name 'h_pref' is not defined" in out and "helpers" not in out
+    assert "hint: the message above says what went wrong, at the line shown." in out
