@@ -2,9 +2,10 @@
 
 import torch
 from torch import nn
-from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
+from torch.nn.utils.rnn import pack_padded_sequence, pack_sequence, pad_packed_sequence
 
-from helpers.exercises import Exercise, Mistake
+from helpers.bugs import BUGS
+from helpers.exercises import CodeExercise, CodeMistake, Exercise, Mistake
 
 LENGTHS = torch.tensor([5, 3, 3, 1])  # exercise 1's sequences
 
@@ -37,7 +38,94 @@ def _data_shape():
     return tuple(pack_padded_sequence(torch.zeros(4, 6, 3), [6, 4, 2, 1], batch_first=True).data.shape)
 
 
+def last_states(output, lengths):
+    """Each sequence's state at its own last real step, from a time-first padded output: (B, H)."""
+    batch = torch.arange(output.shape[1])  # (B,): 0, 1, ..., B - 1
+    return output[lengths - 1, batch]  # row b: output[lengths[b] - 1, b]
+
+
+def _notebook_output(order=(0, 1, 2)):
+    """The notebook's packed batch (in the given order) through its layer: time-first output, forward half."""
+    sequences = [[1.0, 2.0, 3.0, -1.0], [-2.0, 0.5, 1.5], [0.25, -0.5]]
+    sequences = [torch.tensor(sequences[i]).reshape(-1, 1) for i in order]  # (len, input_size=1) each
+    rnn = nn.RNN(input_size=1, hidden_size=1, bidirectional=True)
+    weights = {"weight_ih_l0": 0.5, "weight_hh_l0": -1.0, "bias_ih_l0": 0.25, "bias_hh_l0": 0.0}
+    weights |= {"weight_ih_l0_reverse": 0.5, "weight_hh_l0_reverse": 0.8, "bias_ih_l0_reverse": -0.5}
+    with torch.no_grad():
+        for p in rnn.parameters():
+            p.zero_()
+        for name, value in weights.items():
+            getattr(rnn, name).fill_(value)
+        packed = pack_sequence(sequences, enforce_sorted=False)
+        output, lengths = pad_packed_sequence(rnn(packed)[0])  # (T, B, 2H), (B,)
+    return output[..., :1], lengths  # the forward direction: (T, B, H)
+
+
+def _padded_output(generator, lengths, hidden_size):
+    """A time-first padded output (T, B, H) for these lengths: random states, 0.0 after each end."""
+    lengths = torch.tensor(lengths)
+    states = torch.tanh(torch.randn(int(lengths.max()), len(lengths), hidden_size, generator=generator))
+    is_padding = torch.arange(int(lengths.max()))[:, None] >= lengths  # (T, B)
+    return states.masked_fill(is_padding[..., None], 0.0), lengths
+
+
+def _last_states_cases():
+    """The notebook's batch sorted and shuffled, then other sizes (T != B), lengths in any order."""
+    generator = torch.Generator().manual_seed(8)
+    return [
+        ("the notebook's batch: output (T=4, B=3, H=1), lengths (4, 3, 2)", _notebook_output()),
+        ("the notebook's shuffled batch: output (T=4, B=3, H=1), lengths (2, 4, 3)", _notebook_output((2, 0, 1))),
+        ("output (T=3, B=5, H=2), lengths (1, 3, 2, 3, 1)", _padded_output(generator, [1, 3, 2, 3, 1], 2)),
+        ("output (T=6, B=2, H=3), lengths (2, 6)", _padded_output(generator, [2, 6], 3)),
+    ]
+
+
 EXERCISES = [
+    CodeExercise(
+        key="08.last_states",
+        question="last_states(output, lengths): each sequence's last real state (B, H) from a padded "
+        "time-first output (T, B, H)",
+        reference=last_states,
+        explanation=(
+            "Sequence b's last real step is at time index lengths[b] - 1, a different one for each b, so each row "
+            "needs its own (time, batch) pair: output[lengths - 1, torch.arange(B)] pairs the two index tensors "
+            "entry by entry. That is h_n[0] of a one-layer, one-direction layer run on the packed batch."
+        ),
+        cases=_last_states_cases,
+        returns="h_last",
+        mistakes=(
+            CodeMistake(
+                BUGS["h_n_at_padded_end"].title,
+                BUGS["h_n_at_padded_end"].fix,
+                lambda output, lengths: output[-1],
+            ),
+            CodeMistake(
+                "output[0] is every sequence's first step, not its last",
+                "a sequence's last real step is at time index lengths[b] - 1: output[lengths - 1, torch.arange(B)]",
+                lambda output, lengths: output[0],
+            ),
+            CodeMistake(
+                "one step too far: output[lengths] is the step after each sequence's end",
+                "time indices count from 0, so a sequence of length len ends at index len - 1",
+                lambda output, lengths: output[lengths, torch.arange(output.shape[1])],
+            ),
+            CodeMistake(
+                "indexed as if batch first: output[torch.arange(B), lengths - 1] reads time as the batch",
+                "this output is time first, (T, B, H): the time index comes first, output[lengths - 1, torch.arange(B)]",
+                lambda output, lengths: output[torch.arange(len(lengths)), lengths - 1],
+            ),
+            CodeMistake(
+                "the batch not indexed: output[lengths - 1] takes every sequence at each of those steps, (B, B, H)",
+                "pair each time index with its own sequence: output[lengths - 1, torch.arange(B)]",
+                lambda output, lengths: output[lengths - 1],
+            ),
+            CodeMistake(
+                "the right states, but .diagonal() puts the batch last: (H, B)",
+                "index both dimensions at once, output[lengths - 1, torch.arange(B)], or transpose with .T",
+                lambda output, lengths: output[lengths - 1].diagonal(),
+            ),
+        ),
+    ),
     Exercise(
         key="08.batch_sizes",
         question="batch_sizes for four sequences of lengths 5, 3, 3 and 1, padded and packed",

@@ -5,7 +5,8 @@ import warnings
 import torch
 from torch import nn
 
-from helpers.exercises import Exercise, Mistake
+from helpers.bugs import BUGS
+from helpers.exercises import CodeExercise, CodeMistake, Exercise, Mistake
 
 
 def _forget_rows():
@@ -63,7 +64,113 @@ def _gates():
 
 I_1, F_1, G_1 = _gates()
 
+
+def lstm_step(x_t, h_prev, c_prev, W_ih, W_hh, b_ih, b_hh):
+    """One step of nn.LSTM for a batch: the gates in torch's order i, f, g, o, then c_t and h_t."""
+    a_i, a_f, a_g, a_o = (x_t @ W_ih.T + b_ih + h_prev @ W_hh.T + b_hh).chunk(4, dim=-1)  # 4 x (B, H)
+    i, f, g, o = torch.sigmoid(a_i), torch.sigmoid(a_f), torch.tanh(a_g), torch.sigmoid(a_o)
+    c_t = f * c_prev + i * g
+    h_t = o * torch.tanh(c_t)
+    return h_t, c_t
+
+
+def _hand_lstm():
+    """The notebook's 1 -> 1 LSTM with hand-picked numbers, rows i, f, g, o."""
+    lstm = nn.LSTM(input_size=1, hidden_size=1)
+    chosen = {
+        "weight_ih_l0": [1.0, 0.5, 2.0, 0.5],
+        "weight_hh_l0": [0.5, 0.5, -1.0, 0.5],
+        "bias_ih_l0": [0.0, 1.0, 0.0, 0.0],
+        "bias_hh_l0": [0.0, 0.0, 0.0, 0.0],
+    }
+    with torch.no_grad():
+        for name, values in chosen.items():
+            p = getattr(lstm, name)
+            p.copy_(torch.tensor(values).reshape(p.shape))
+    return lstm
+
+
+def _random_lstm_step(generator, batch, input_size, hidden_size):
+    """Arguments of lstm_step for the given sizes, drawn from `generator`: x_t, h_prev, c_prev, W_ih, W_hh, b_ih, b_hh."""
+    shapes = [(batch, input_size), (batch, hidden_size), (batch, hidden_size)]
+    shapes += [(4 * hidden_size, input_size), (4 * hidden_size, hidden_size), (4 * hidden_size,), (4 * hidden_size,)]
+    return tuple(torch.randn(*shape, generator=generator) for shape in shapes)
+
+
+def _lstm_step_cases():
+    """The notebook's step 2, then other sizes with random numbers (c_prev never 0, both biases non-zero)."""
+    lstm = _hand_lstm()
+    x_1, x_2 = torch.tensor([[1.0]]), torch.tensor([[1.0]])  # (B=1, input_size=1)
+    weights = tuple(p.detach() for p in (lstm.weight_ih_l0, lstm.weight_hh_l0, lstm.bias_ih_l0, lstm.bias_hh_l0))
+    h_1, c_1 = lstm_step(x_1, torch.zeros(1, 1), torch.zeros(1, 1), *weights)  # step 1 from h_0 = c_0 = 0
+    generator = torch.Generator().manual_seed(10)
+    return [
+        (
+            "the notebook's step 2: x_t = [[1]], h_prev = h_1 = [[0.3781]], c_prev = c_1 = [[0.7048]], its weights",
+            (x_2, h_1, c_1, *weights),
+        ),
+        ("a batch of 2, input_size = 3, hidden_size = 2, random numbers", _random_lstm_step(generator, 2, 3, 2)),
+        ("a batch of 3, input_size = 2, hidden_size = 4, random numbers", _random_lstm_step(generator, 3, 2, 4)),
+        ("a batch of 1, input_size = hidden_size = 3, random numbers", _random_lstm_step(generator, 1, 3, 3)),
+    ]
+
+
+def _lstm_step_with(gates="ifgo", swap_i_f=False, carry=True, squash_c=True, g_activation=torch.tanh, biases=(1, 1)):
+    """A typical wrong lstm_step: the gates read in another order, i and f swapped, c_prev left out, ..."""
+
+    def step(x_t, h_prev, c_prev, W_ih, W_hh, b_ih, b_hh):
+        a = x_t @ W_ih.T + b_ih * biases[0] + h_prev @ W_hh.T + b_hh * biases[1]
+        blocks = dict(zip(gates, a.chunk(4, dim=-1)))
+        i, f = torch.sigmoid(blocks["i"]), torch.sigmoid(blocks["f"])
+        g, o = g_activation(blocks["g"]), torch.sigmoid(blocks["o"])
+        if swap_i_f:
+            i, f = f, i
+        c_t = (f * c_prev if carry else 0) + i * g
+        return o * (torch.tanh(c_t) if squash_c else c_t), c_t
+
+    return step
+
+
 EXERCISES = [
+    CodeExercise(
+        key="10.step",
+        question="lstm_step(x_t, h_prev, c_prev, W_ih, W_hh, b_ih, b_hh): one LSTM step for a batch, returning "
+        "(h_t, c_t)",
+        reference=lstm_step,
+        explanation=(
+            "One product gives all four pre-activations, (B, 4H); chunk(4) cuts them in torch's order i, f, g, o. "
+            "i, f, o go through the sigmoid, the candidate g through tanh. The forget gate scales the old cell, "
+            "the input gate the candidate: c_t = f * c_prev + i * g, and h_t = o * tanh(c_t)."
+        ),
+        cases=_lstm_step_cases,
+        returns="(h_t, c_t)",
+        mistakes=(
+            CodeMistake(
+                BUGS["lstm_gates_ifog"].title,
+                BUGS["lstm_gates_ifog"].fix,
+                _lstm_step_with(gates="ifog"),
+            ),
+            CodeMistake(BUGS["lstm_i_f_swapped"].title, BUGS["lstm_i_f_swapped"].fix, _lstm_step_with(swap_i_f=True)),
+            CodeMistake(BUGS["h_is_o_times_c"].title, BUGS["h_is_o_times_c"].fix, _lstm_step_with(squash_c=False)),
+            CodeMistake(
+                "c_prev left out: the cell keeps nothing of its past, c_t = i * g",
+                "c_t = f * c_prev + i * g: the forget gate decides how much of the old cell stays",
+                _lstm_step_with(carry=False),
+            ),
+            CodeMistake(
+                "the candidate g through the sigmoid: it is the one gate that uses tanh",
+                "g = torch.tanh(a_g), so that it can write negative values into the cell; i, f and o use the sigmoid",
+                _lstm_step_with(g_activation=torch.sigmoid),
+            ),
+            CodeMistake(BUGS["bias_ih_missing"].title, BUGS["bias_ih_missing"].fix, _lstm_step_with(biases=(0, 1))),
+            CodeMistake(BUGS["bias_hh_missing"].title, BUGS["bias_hh_missing"].fix, _lstm_step_with(biases=(1, 0))),
+            CodeMistake(
+                "(c_t, h_t) returned in the wrong order",
+                "return h_t, c_t: h first, as nn.LSTMCell does",
+                lambda *args: lstm_step(*args)[::-1],
+            ),
+        ),
+    ),
     Exercise(
         key="10.forget_rows",
         question="the rows of weight_ih_l0 that hold the forget gate's W_if, for nn.LSTM(input_size=2, hidden_size=5)",

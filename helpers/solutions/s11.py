@@ -5,7 +5,8 @@ import math
 import torch
 from torch import nn
 
-from helpers.exercises import Exercise, Mistake
+from helpers.bugs import BUGS
+from helpers.exercises import CodeExercise, CodeMistake, Exercise, Mistake
 
 
 def _count(module):
@@ -53,7 +54,111 @@ def _gru_step(reset_before=False, z_swapped=False):
     return z * n + (1 - z) * H_0 if z_swapped else (1 - z) * n + z * H_0
 
 
+def gru_step(x_t, h_prev, W_ih, W_hh, b_ih, b_hh):
+    """One step of nn.GRU for a batch: r, z and the candidate n in torch's order, the reset after the product."""
+    W_ir, W_iz, W_in = W_ih.chunk(3)  # rows r, z, n: (H, input_size) each
+    W_hr, W_hz, W_hn = W_hh.chunk(3)  # (H, H) each
+    b_ir, b_iz, b_in = b_ih.chunk(3)  # (H,) each
+    b_hr, b_hz, b_hn = b_hh.chunk(3)
+    r = torch.sigmoid(x_t @ W_ir.T + b_ir + h_prev @ W_hr.T + b_hr)
+    z = torch.sigmoid(x_t @ W_iz.T + b_iz + h_prev @ W_hz.T + b_hz)
+    n = torch.tanh(x_t @ W_in.T + b_in + r * (h_prev @ W_hn.T + b_hn))
+    return (1 - z) * n + z * h_prev
+
+
+def _hand_gru():
+    """The notebook's 1 -> 1 GRU with hand-picked numbers, rows r, z, n."""
+    gru = nn.GRU(input_size=1, hidden_size=1)
+    chosen = {
+        "weight_ih_l0": [0.5, -1.0, 1.0],
+        "weight_hh_l0": [1.0, 2.0, -0.5],
+        "bias_ih_l0": [0.0, 0.0, 0.0],
+        "bias_hh_l0": [0.0, 0.0, 0.5],
+    }
+    with torch.no_grad():
+        for name, values in chosen.items():
+            p = getattr(gru, name)
+            p.copy_(torch.tensor(values).reshape(p.shape))
+    return gru
+
+
+def _random_gru_step(generator, batch, input_size, hidden_size):
+    """Arguments of gru_step for the given sizes, drawn from `generator`: x_t, h_prev, W_ih, W_hh, b_ih, b_hh."""
+    shapes = [(batch, input_size), (batch, hidden_size), (3 * hidden_size, input_size), (3 * hidden_size, hidden_size)]
+    shapes += [(3 * hidden_size,), (3 * hidden_size,)]
+    return tuple(torch.randn(*shape, generator=generator) for shape in shapes)
+
+
+def _gru_step_cases():
+    """The notebook's step 2, then other sizes with random numbers (several units, non-zero b_hn)."""
+    gru = _hand_gru()
+    weights = tuple(p.detach() for p in (gru.weight_ih_l0, gru.weight_hh_l0, gru.bias_ih_l0, gru.bias_hh_l0))
+    h_1 = gru_step(torch.tensor([[1.0]]), torch.zeros(1, 1), *weights)  # step 1: x_1 = 1 from h_0 = 0
+    generator = torch.Generator().manual_seed(11)
+    return [
+        (
+            "the notebook's step 2: x_t = [[2]], h_prev = h_1 = [[0.6321]], its weights",
+            (torch.tensor([[2.0]]), h_1, *weights),
+        ),
+        ("a batch of 2, input_size = 2, hidden_size = 3, random numbers", _random_gru_step(generator, 2, 2, 3)),
+        ("a batch of 3, input_size = 4, hidden_size = 2, random numbers", _random_gru_step(generator, 3, 4, 2)),
+        ("a batch of 1, input_size = hidden_size = 3, random numbers", _random_gru_step(generator, 1, 3, 3)),
+    ]
+
+
+def _gru_step_with(order="rzn", reset="after", z_keeps_old=True):
+    """A typical wrong gru_step: the blocks read in another order, the reset gate elsewhere, z the other way."""
+
+    def step(x_t, h_prev, W_ih, W_hh, b_ih, b_hh):
+        x_part = dict(zip(order, (x_t @ W_ih.T + b_ih).chunk(3, dim=-1)))  # x_t W_i*^T + b_i*, by gate
+        h_part = dict(zip(order, (h_prev @ W_hh.T + b_hh).chunk(3, dim=-1)))  # h_prev W_h*^T + b_h*
+        r = torch.sigmoid(x_part["r"] + h_part["r"])
+        z = torch.sigmoid(x_part["z"] + h_part["z"])
+        W_hn, b_hn = W_hh.chunk(3)[order.index("n")], b_hh.chunk(3)[order.index("n")]
+        hidden = {
+            "after": r * h_part["n"],  # torch: r * (h_prev W_hn^T + b_hn)
+            "before": (r * h_prev) @ W_hn.T + b_hn,
+            "b_hn outside": r * (h_prev @ W_hn.T) + b_hn,
+            "nowhere": h_part["n"],
+        }[reset]
+        n = torch.tanh(x_part["n"] + hidden)
+        return (1 - z) * n + z * h_prev if z_keeps_old else z * n + (1 - z) * h_prev
+
+    return step
+
+
 EXERCISES = [
+    CodeExercise(
+        key="11.step",
+        question="gru_step(x_t, h_prev, W_ih, W_hh, b_ih, b_hh): one GRU step for a batch, returning h_t",
+        reference=gru_step,
+        explanation=(
+            "chunk(3) cuts every parameter into torch's blocks r, z, n. r and z are sigmoids of their rows; the "
+            "reset gate multiplies the whole h_prev W_hn^T + b_hn, after the product and with its bias; and z "
+            "is the share of the old state kept: h_t = (1 - z) * n + z * h_prev."
+        ),
+        cases=_gru_step_cases,
+        returns="h_t",
+        mistakes=(
+            CodeMistake(
+                BUGS["gru_reset_before_product"].title,
+                BUGS["gru_reset_before_product"].fix,
+                _gru_step_with(reset="before"),
+            ),
+            CodeMistake(
+                "b_hn outside the reset: r * (h_prev W_hn^T) + b_hn",
+                "the reset gate multiplies the bias too: n = tanh(x_t W_in^T + b_in + r * (h_prev W_hn^T + b_hn))",
+                _gru_step_with(reset="b_hn outside"),
+            ),
+            CodeMistake(BUGS["gru_z_flipped"].title, BUGS["gru_z_flipped"].fix, _gru_step_with(z_keeps_old=False)),
+            CodeMistake(BUGS["gru_gates_zrn"].title, BUGS["gru_gates_zrn"].fix, _gru_step_with(order="zrn")),
+            CodeMistake(
+                "the reset gate never used: n = tanh(x_t W_in^T + b_in + h_prev W_hn^T + b_hn)",
+                "multiply the hidden part of the candidate by r: r * (h_prev W_hn^T + b_hn)",
+                _gru_step_with(reset="nowhere"),
+            ),
+        ),
+    ),
     Exercise(
         key="11.parameter_count",
         question="the number of parameters of nn.GRU(10, 20): one layer, with bias",

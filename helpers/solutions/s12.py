@@ -4,7 +4,7 @@ import torch
 from torch import nn
 from torch.autograd.functional import jacobian
 
-from helpers.exercises import Exercise, Mistake
+from helpers.exercises import CodeExercise, CodeMistake, Exercise, Mistake
 
 
 def _states():
@@ -49,7 +49,102 @@ def _jacobian_shape():
 
 H_1, H_2 = _states()
 
+
+def bptt_step(delta_t, h_t, W_hh):
+    """One step back through a tanh RNN: delta_{t-1} = dL/dh_{t-1} from delta_t = dL/dh_t and h_t, rows (B, H)."""
+    slope = 1 - h_t**2  # tanh'(a_t) = 1 - tanh(a_t)^2 = 1 - h_t^2, (B, H)
+    return (delta_t * slope) @ W_hh  # delta_t diag(1 - h_t^2) W_hh: (B, H) @ (H, H)
+
+
+def _forward_step(generator, batch, input_size, hidden_size):
+    """h_t of one real tanh step from random numbers, a random delta_t and the step's W_hh (not symmetric)."""
+    x_t, h_prev = (
+        torch.randn(batch, input_size, generator=generator),
+        torch.randn(batch, hidden_size, generator=generator),
+    )
+    W_ih, W_hh = (
+        torch.randn(hidden_size, input_size, generator=generator),
+        torch.randn(hidden_size, hidden_size, generator=generator),
+    )
+    b_ih, b_hh = torch.randn(hidden_size, generator=generator), torch.randn(hidden_size, generator=generator)
+    h_t = torch.tanh(x_t @ W_ih.T + b_ih + h_prev @ W_hh.T + b_hh)
+    return torch.randn(batch, hidden_size, generator=generator), h_t, W_hh
+
+
+def _bptt_cases():
+    """The notebook's two steps back (L = h_3), then batches of several units with a W_hh that is not symmetric."""
+    h_1 = torch.tanh(torch.tensor([[0.5]]))  # notebook 01's layer on x = (1, 2, 3): w_ih = 0.5, w_hh = -1
+    h_2 = torch.tanh(1.0 - h_1)
+    h_3 = torch.tanh(1.5 - h_2)
+    W_hh = torch.tensor([[-1.0]])
+    delta_2 = bptt_step(torch.tensor([[1.0]]), h_3, W_hh)
+    generator = torch.Generator().manual_seed(12)
+    return [
+        (
+            "the notebook's step back from t = 3: delta_t = [[1]], h_t = h_3 = [[0.7652]], W_hh = [[-1]]",
+            (torch.tensor([[1.0]]), h_3, W_hh),
+        ),
+        (
+            "the notebook's step back from t = 2: delta_t = [[-0.4145]], h_t = h_2 = [[0.4914]], W_hh = [[-1]]",
+            (delta_2, h_2, W_hh),
+        ),
+        ("a batch of 2, hidden_size = 3, random numbers", _forward_step(generator, 2, 2, 3)),
+        ("a batch of 3, hidden_size = 4, random numbers", _forward_step(generator, 3, 1, 4)),
+    ]
+
+
 EXERCISES = [
+    CodeExercise(
+        key="12.bptt_step",
+        question="bptt_step(delta_t, h_t, W_hh): delta_{t-1} = dL/dh_{t-1} for h_t = tanh(x_t W_ih^T + b_ih + "
+        "h_{t-1} W_hh^T + b_hh), rows (B, H)",
+        reference=bptt_step,
+        explanation=(
+            "h_t = tanh(a_t), so the gradient first passes tanh's slope at this step, 1 - h_t^2, unit by unit; "
+            "then back through a_t = ... + h_{t-1} W_hh^T: a product with W_hh^T forwards is a product with W_hh "
+            "backwards. So delta_{t-1} = (delta_t * (1 - h_t^2)) @ W_hh, i.e. delta_t diag(1 - h_t^2) W_hh."
+        ),
+        cases=_bptt_cases,
+        returns="delta_prev",
+        mistakes=(
+            CodeMistake(
+                "tanh's slope left out: delta_t @ W_hh is the step back of a layer without tanh",
+                "multiply by the slope 1 - h_t**2 first: (delta_t * (1 - h_t**2)) @ W_hh",
+                lambda delta, h, W_hh: delta @ W_hh,
+            ),
+            CodeMistake(
+                "W_hh transposed: @ W_hh.T is the forward direction's product",
+                "forwards h_{t-1} is multiplied by W_hh.T, so backwards the gradient is multiplied by W_hh: "
+                "(delta_t * (1 - h_t**2)) @ W_hh",
+                lambda delta, h, W_hh: (delta * (1 - h**2)) @ W_hh.T,
+            ),
+            CodeMistake(
+                "1 - h_t instead of 1 - h_t**2",
+                "tanh'(a) = 1 - tanh(a)^2 = 1 - h_t**2: square h_t before subtracting it from 1",
+                lambda delta, h, W_hh: (delta * (1 - h)) @ W_hh,
+            ),
+            CodeMistake(
+                "tanh applied to h_t again: 1 - tanh(h_t)**2 is the slope at h_t, not at a_t",
+                "h_t is already tanh(a_t), so the slope is 1 - h_t**2, without another tanh",
+                lambda delta, h, W_hh: (delta * (1 - torch.tanh(h) ** 2)) @ W_hh,
+            ),
+            CodeMistake(
+                "the slope applied after W_hh: (delta_t @ W_hh) * (1 - h_t**2) scales the units of h_{t-1}",
+                "the slope belongs to h_t's units, so it comes before the product: (delta_t * (1 - h_t**2)) @ W_hh",
+                lambda delta, h, W_hh: (delta @ W_hh) * (1 - h**2),
+            ),
+            CodeMistake(
+                "the one-unit formula with *: delta_t * W_hh * (1 - h_t**2) multiplies entry by entry",
+                "with H units the step back is a matrix product: (delta_t * (1 - h_t**2)) @ W_hh",
+                lambda delta, h, W_hh: delta * W_hh * (1 - h**2),
+            ),
+            CodeMistake(
+                "delta_t left out: (1 - h_t**2) @ W_hh is the step back for L = sum(h_t)",
+                "multiply by what the loss sends back to h_t first: (delta_t * (1 - h_t**2)) @ W_hh",
+                lambda delta, h, W_hh: (1 - h**2) @ W_hh,
+            ),
+        ),
+    ),
     Exercise(
         key="12.dh2_dh1",
         question="dh_2/dh_1 for w_ih = 1, w_hh = 0.8, no bias, x = (1, -1), h_0 = 0",
