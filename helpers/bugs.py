@@ -166,6 +166,7 @@ CATALOGUE = (
         "h_n_from_first_step",
         "h_n taken from output[0], the first step, instead of the last",
         "h_n is the state after the last step: output[-1] for the forward direction (output[0] only for the backward one)",
+        lambda module, packed: not packed,
     ),
     Bug(
         "h_n_without_layer_dimension",
@@ -205,7 +206,7 @@ CATALOGUE = (
     Bug(
         "h_n_at_padded_end",
         "h_n taken at the padded last step, output[-1], instead of each sequence's own last step",
-        "take each sequence's state at its last real step, t = lengths[b] - 1 (the backward direction ends at t = 0)",
+        "take each sequence's state at its own last real step, t = lengths[b] - 1, not at t = T - 1",
         lambda module, packed: packed,
     ),
     Bug(
@@ -233,6 +234,12 @@ CATALOGUE = (
         lambda module, packed: module.mode == "LSTM",
     ),
     Bug(
+        "lstm_g_sigmoid",
+        "the LSTM candidate g squashed by sigmoid; it goes through tanh",
+        "i, f and o use sigmoid; the candidate uses tanh: g = tanh(a_g), so it can be negative",
+        lambda module, packed: module.mode == "LSTM",
+    ),
+    Bug(
         "projection_missing",
         "the projection left out: h is not multiplied by W_hr",
         "with proj_size > 0, h_t = (o * tanh(c_t)) @ W_hr.T (weight_hr_l0): proj_size values",
@@ -242,6 +249,18 @@ CATALOGUE = (
         "gru_reset_before_product",
         "GRU's reset gate applied to h_{t-1} before the product (the other paper's convention)",
         "torch resets the product: n = tanh(x_t W_in^T + b_in + r * (h_{t-1} W_hn^T + b_hn))",
+        lambda module, packed: module.mode == "GRU",
+    ),
+    Bug(
+        "gru_b_hn_outside_reset",
+        "GRU's b_hn added outside the reset: n = tanh(x_t W_in^T + b_in + r * (h_{t-1} W_hn^T) + b_hn)",
+        "torch resets b_hn with the product: n = tanh(x_t W_in^T + b_in + r * (h_{t-1} W_hn^T + b_hn))",
+        lambda module, packed: module.mode == "GRU" and module.bias,
+    ),
+    Bug(
+        "gru_reset_unused",
+        "GRU's reset gate never used: n = tanh(x_t W_in^T + b_in + h_{t-1} W_hn^T + b_hn)",
+        "multiply the hidden part of n by r: n = tanh(x_t W_in^T + b_in + r * (h_{t-1} W_hn^T + b_hn))",
         lambda module, packed: module.mode == "GRU",
     ),
     Bug(
@@ -401,7 +420,8 @@ def _lstm(x_part, h_part, c_prev, bug):
         i, f, o, g = a.chunk(4, dim=-1)
     else:
         i, f, g, o = a.chunk(4, dim=-1)
-    i, f, g, o = torch.sigmoid(i), torch.sigmoid(f), torch.tanh(g), torch.sigmoid(o)
+    g = torch.sigmoid(g) if bug == "lstm_g_sigmoid" else torch.tanh(g)
+    i, f, o = torch.sigmoid(i), torch.sigmoid(f), torch.sigmoid(o)
     c = i * c_prev + f * g if bug == "lstm_i_f_swapped" else f * c_prev + i * g
     return (o * c if bug == "h_is_o_times_c" else o * torch.tanh(c)), c
 
@@ -417,6 +437,11 @@ def _gru(x_part, h_part, h_prev, hidden_weights, bug):
         W_hh, b_hh = hidden_weights
         W_hn = W_hh.chunk(3)[2]
         h_n = (r * h_prev) @ W_hn.T + (0 if b_hh is None else b_hh.chunk(3)[2])
+        n = torch.tanh(x_n + h_n)
+    elif bug == "gru_b_hn_outside_reset":
+        b_hn = hidden_weights[1].chunk(3)[2]
+        n = torch.tanh(x_n + r * (h_n - b_hn) + b_hn)
+    elif bug == "gru_reset_unused":
         n = torch.tanh(x_n + h_n)
     else:
         n = torch.tanh(x_n + r * h_n)

@@ -161,12 +161,27 @@ def _examine(exercise, fn):
             wrong = [diagnosis.call(mistake.function, diagnosis.copied(args)) for _, args in cases]
             if all(diagnosis.same_outcome(o, w) for o, w in zip(outcomes, wrong)):
                 return False, "\n".join([*lines, f"  most likely: {mistake.title}.", f"  fix: {mistake.fix}."])
-    hint = "the result already differs on the first case: check the equation term by term."
-    if outcomes[first].error is not None:
-        hint = "the message above says what went wrong, at the line shown."
-    elif first != 0:
-        hint = "it matches on the notebook's case only: check that nothing depends on that case's numbers or sizes."
-    return False, "\n".join([*lines, f"  hint: {hint}"])
+    return False, "\n".join([*lines, f"  hint: {_step_hint(outcomes[first], expected[first].value, exercise, first)}"])
+
+
+def _step_hint(outcome, want, exercise, case):
+    """What to look at when no listed mistake explains a step function's result on case number `case`."""
+    if outcome.error is not None:
+        return "the message above says what went wrong, at the line shown."
+    got, wants = outcome.value, want if isinstance(want, tuple) else (want,)
+    gots = got if isinstance(got, (tuple, list)) and isinstance(want, tuple) else (got,)
+    if len(gots) != len(wants) or not all(
+        isinstance(g, torch.Tensor) and g.shape == w.shape for g, w in zip(gots, wants)
+    ):
+        form = "as tensors of the shapes expected" if isinstance(want, tuple) else "as one tensor of the shape expected"
+        return f"return {exercise.returns} {form}."
+    if all(diagnosis.first_difference(-g, w) is None for g, w in zip(gots, wants)):
+        return "the right size, the wrong sign: check the signs in your formula."
+    if case != 0:
+        return "it matches on the notebook's case only: check that nothing depends on that case's numbers or sizes."
+    return (
+        "the result already differs on the notebook's case: compare yours with the expected value, one part at a time."
+    )
 
 
 def _step_departure(outcome, want, returns):

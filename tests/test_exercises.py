@@ -478,3 +478,23 @@ def test_a_step_function_that_raises_is_shown_at_its_line(capsys):
     assert "raised NameError at line" in out and "in rnn_step: return torch.tanh(w_ih * x_t + w_hh * h_pref)" in out
     assert "name 'h_pref' is not defined" in out and "helpers" not in out
     assert "hint: the message above says what went wrong, at the line shown." in out
+
+
+@pytest.mark.parametrize(
+    "key, wrong, hint",
+    [
+        ("01.step", lambda x, h, a, b: [torch.tanh(a * x + b * h)], "return h_t as one tensor of the shape expected."),
+        ("01.step", lambda x, h, a, b: -torch.tanh(a * x + b * h), "the right size, the wrong sign"),
+        (
+            "01.step",
+            lambda x, h, a, b: torch.tanh(a * x + b * h + 0.1),
+            "the result already differs on the notebook's case",
+        ),
+        ("01.step", lambda x, h, a, b: torch.tanh(0.5 * x - h), "it matches on the notebook's case only"),
+    ],
+    ids=["form", "sign", "first case", "hard-coded"],
+)
+def test_a_wrong_step_outside_the_listed_mistakes_gets_a_hint_for_its_kind(key, wrong, hint, capsys):
+    """A wrong form, a flipped sign, a wrong value, or numbers hard-coded from the notebook's case."""
+    assert not exercises.check_code(key, wrong)
+    assert f"hint: {hint}" in capsys.readouterr().out
