@@ -3,7 +3,7 @@
 import torch
 from torch import nn
 
-from helpers.exercises import Exercise, Mistake
+from helpers.exercises import CodeExercise, Exercise, Mistake
 
 
 def _shapes():
@@ -62,7 +62,41 @@ def _run(inputs, w_ih, w_hh, activation=torch.tanh):
     return h.item()
 
 
+def my_birnn(module, input, hx=None):
+    """A one-layer bidirectional nn.RNN (tanh), time first: both runs, then output and h_n."""
+    T, B, H = input.shape[0], input.shape[1], module.hidden_size
+    h_0 = torch.zeros(2, B, H) if hx is None else hx  # row 0 forward, row 1 backward
+    states, finals = [], []
+    for direction, suffix in enumerate(("_l0", "_l0_reverse")):
+        W_ih, W_hh = getattr(module, "weight_ih" + suffix), getattr(module, "weight_hh" + suffix)
+        b_ih, b_hh = getattr(module, "bias_ih" + suffix), getattr(module, "bias_hh" + suffix)
+        h, by_time = h_0[direction], [None] * T
+        for t in range(T - 1, -1, -1) if direction else range(T):  # the backward run starts at the last step
+            h = torch.tanh(input[t] @ W_ih.T + b_ih + h @ W_hh.T + b_hh)
+            by_time[t] = h  # stored at its own time step, in both directions
+        states.append(torch.stack(by_time))  # (T, B, H)
+        finals.append(h)  # forward: after step T; backward: after step 1
+    return torch.cat(states, dim=-1), torch.stack(finals)  # (T, B, 2H), (2, B, H)
+
+
+def _wide_layer():
+    """The notebook's seeded `wide` layer and input, for 04.bidirectional."""
+    wide, x_wide, _ = _wide()
+    return wide, x_wide, None
+
+
 EXERCISES = [
+    CodeExercise(
+        key="04.bidirectional",
+        question="my_birnn(module, input, hx=None): a one-layer bidirectional RNN by hand, returning (output, h_n)",
+        reference=my_birnn,
+        explanation=(
+            "Each direction runs its own weights from its own row of h_0; the backward one goes from the last step "
+            "to the first. Both store the state of step t at row t, so output[t] = [forward h_t, backward h_t], and "
+            "h_n holds where each run ended: forward after the last step, backward after the first."
+        ),
+        layer=_wide_layer,
+    ),
     Exercise(
         key="04.output_shape",
         question="the shape of output of nn.RNN(5, 3, bidirectional=True) for input (seq_len=7, batch=2, input_size=5)",

@@ -3,7 +3,7 @@
 import torch
 from torch import nn
 
-from helpers.exercises import Exercise, Mistake
+from helpers.exercises import CodeExercise, Exercise, Mistake
 
 
 def _three_layers():
@@ -55,7 +55,43 @@ def _top_step(reads, w_hh=-0.5, activation=torch.tanh):
 
 H_0, H_1 = _states()  # h^(0)_t and h^(1)_t, t = 1 ... 4, for the explanation
 
+
+def my_stack(module, input, hx=None):
+    """A stacked one-direction nn.RNN (tanh), time first: layer k reads layer k - 1's states."""
+    L, B, H = module.num_layers, input.shape[1], module.hidden_size
+    h_0 = torch.zeros(L, B, H) if hx is None else hx  # row k: layer k's initial state
+    layer_input, finals = input, []
+    for k in range(L):
+        W_ih, W_hh = getattr(module, f"weight_ih_l{k}"), getattr(module, f"weight_hh_l{k}")
+        b_ih, b_hh = getattr(module, f"bias_ih_l{k}"), getattr(module, f"bias_hh_l{k}")
+        h, states = h_0[k], []
+        for x_t in layer_input:  # layer 0 reads x_t, layer k > 0 the state below at the same step
+            h = torch.tanh(x_t @ W_ih.T + b_ih + h @ W_hh.T + b_hh)
+            states.append(h)
+        layer_input = torch.stack(states)  # (T, B, H): what layer k + 1 reads
+        finals.append(h)
+    return layer_input, torch.stack(finals)  # the top layer's states, every layer's last state
+
+
+def _two_layers():
+    """A seeded 3 -> 4 RNN with two layers and a (seq_len=5, batch=2, input_size=3) input, for 05.stack."""
+    torch.manual_seed(0)
+    stack = nn.RNN(input_size=3, hidden_size=4, num_layers=2)
+    return stack, torch.randn(5, 2, 3), None
+
+
 EXERCISES = [
+    CodeExercise(
+        key="05.stack",
+        question="my_stack(module, input, hx=None): a stacked RNN by hand, layer by layer, returning (output, h_n)",
+        reference=my_stack,
+        explanation=(
+            "Layer 0 reads the input; layer k > 0 reads the states layer k - 1 computed, step by step, with its own "
+            "weights (_l{k}) and its own initial state, row k of hx. output is the top layer's states; h_n stacks "
+            "every layer's last state, layer 0 first."
+        ),
+        layer=_two_layers,
+    ),
     Exercise(
         key="05.weight_ih_l2_shape",
         question="the shape of weight_ih_l2 in nn.RNN(input_size=5, hidden_size=7, num_layers=3)",

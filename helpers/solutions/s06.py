@@ -3,7 +3,8 @@
 import torch
 from torch import nn
 
-from helpers.exercises import Exercise, Mistake
+from helpers.bugs import BUGS
+from helpers.exercises import CodeExercise, CodeMistake, Exercise, Mistake
 from helpers.unroll import trace
 
 
@@ -27,7 +28,73 @@ def _output_and_h_n_shapes():
     return tuple(output.shape), tuple(h_n.shape)
 
 
+def top_h_n(output, hidden_size):
+    """The top layer's two rows of h_n, (2, batch, H), from a batch-first bidirectional output (batch, seq_len, 2H)."""
+    H = hidden_size
+    forward_final = output[:, -1, :H]  # the forward run ends at the last step
+    backward_final = output[:, 0, H:]  # the backward run ends at the first step
+    return torch.stack([forward_final, backward_final])
+
+
+def _top_h_n_cases():
+    """Outputs of seeded bidirectional layers (batch first), with batch, seq_len and hidden_size all different."""
+    generator = torch.Generator().manual_seed(6)
+    cases = []
+    for batch, seq_len, H, layers in ((15, 5, 50, 4), (3, 6, 2, 1), (2, 4, 3, 2), (5, 3, 4, 3)):
+        with torch.random.fork_rng(devices=[]):
+            torch.manual_seed(batch * 100 + seq_len)
+            rnn = nn.RNN(7, H, num_layers=layers, batch_first=True, bidirectional=True)
+        x = torch.randn(batch, seq_len, 7, generator=generator)
+        with torch.no_grad():
+            output = rnn(x)[0]
+        where = "the notebook's module's shapes" if layers == 4 else f"{layers} layer{'s' * (layers > 1)}"
+        cases.append((f"{where}: output (batch={batch}, seq_len={seq_len}, 2H={2 * H})", (output, H)))
+    return cases
+
+
+def _halves(output, H, forward_t, backward_t):
+    return torch.stack([output[:, forward_t, :H], output[:, backward_t, H:]])
+
+
 EXERCISES = [
+    CodeExercise(
+        key="06.top_h_n",
+        question="top_h_n(output, hidden_size): h_n[-2:] of a bidirectional, batch-first layer from its output alone",
+        reference=top_h_n,
+        explanation=(
+            "output holds the top layer only. Its forward half ends at the last step, output[:, -1, :H]; its backward "
+            "half ends at the first step, output[:, 0, H:]. Stacked, forward first, they are h_n[-2] and h_n[-1]."
+        ),
+        cases=_top_h_n_cases,
+        returns="h_n_top",
+        mistakes=(
+            CodeMistake(
+                BUGS["h_n_backward_from_output"].title,
+                "the backward run ends at the first step: take output[:, 0, H:]",
+                lambda output, H: _halves(output, H, -1, -1),
+            ),
+            CodeMistake(
+                "both rows taken from the first step, where only the backward run ends",
+                "the forward run ends at the last step: take output[:, -1, :H]",
+                lambda output, H: _halves(output, H, 0, 0),
+            ),
+            CodeMistake(
+                "the two rows in the wrong order",
+                "row 0 is the forward direction, row 1 the backward one (row = 2 * layer + direction)",
+                lambda output, H: torch.stack([output[:, 0, H:], output[:, -1, :H]]),
+            ),
+            CodeMistake(
+                "the last step's row reshaped with view(2, batch, H), which mixes sequences",
+                "output[:, -1] is (batch, 2H), one row per sequence: take its halves by slicing, not by view",
+                lambda output, H: output[:, -1].reshape(2, -1, H),
+            ),
+            CodeMistake(
+                "indexed as if time came first: output[-1] is the last sequence, not the last step",
+                "this output is batch first, (batch, seq_len, 2H): the last step is output[:, -1]",
+                lambda output, H: torch.stack([output[-1, :, :H], output[0, :, H:]]),
+            ),
+        ),
+    ),
     Exercise(
         key="06.h_n_row",
         question="the h_n row of layer 1 (the middle layer), backward, in nn.RNN(4, 3, num_layers=3, bidirectional=True)",
