@@ -240,7 +240,10 @@ CATALOGUE_CASES = {
         [("n = torch.tanh(xn + r * hn)", "n = torch.tanh(xn + r * (h @ W_hh.chunk(3)[2].T) + b_hh.chunk(3)[2])")],
         {"kind": "GRU"},
     ),
-    "gru_reset_unused": ([("n = torch.tanh(xn + r * hn)", "n = torch.tanh(xn + hn)")], {"kind": "GRU", "bidirectional": True}),
+    "gru_reset_unused": (
+        [("n = torch.tanh(xn + r * hn)", "n = torch.tanh(xn + hn)")],
+        {"kind": "GRU", "bidirectional": True},
+    ),
     "gru_z_flipped": ([("(1 - z) * n + z * h, c", "z * n + (1 - z) * h, c")], {"kind": "GRU"}),
     "gru_gates_zrn": (
         [("xr, xz, xn = xi", "xz, xr, xn = xi"), ("hr, hz, hn = hh", "hz, hr, hn = hh")],
