@@ -47,7 +47,7 @@ def _top_h_n_cases():
         x = torch.randn(batch, seq_len, 7, generator=generator)
         with torch.no_grad():
             output = rnn(x)[0]
-        where = "the notebook's module's shapes" if layers == 4 else f"{layers} layer{'s' * (layers > 1)}"
+        where = "shaped like the forum module's" if layers == 4 else f"{layers} layer{'s' * (layers > 1)}"
         cases.append((f"{where}: output (batch={batch}, seq_len={seq_len}, 2H={2 * H})", (output, H)))
     return cases
 
