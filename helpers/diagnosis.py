@@ -113,12 +113,8 @@ def _diagnose(fn, module, input, hx, name):
         failing = [i for i, f in enumerate(findings) if f is not None]
         if not failing:
             kind = {"RNN_TANH": "nn.RNN", "RNN_RELU": "nn.RNN", "LSTM": "nn.LSTM", "GRU": "nn.GRU"}[module.mode]
-            line = (
-                f"✓ {name} matches {kind} on your input and on {len(probes) - 1} probes "
-                "(one term at a time, a nonzero initial state, one step, another batch"
-                + (", each layer alone" if module.num_layers > 1 else "")
-                + ")."
-            )
+            labels = ", ".join(_label(p) for p in probes[1:])
+            line = f"✓ {name} matches {kind} on your input and on {len(probes) - 1} probes ({labels})."
             return Diagnosis(True, line, "right")
         bug, matched = _likely_bug(outcomes, probes, failing[0])
         return _report(name, probes, outcomes, findings, failing, bug, matched)
@@ -607,15 +603,11 @@ def _report(name, probes, outcomes, findings, failing, bug, matched):
     departure = findings[headline]
     if probes[0].module.num_layers > 1 and headline == 0:  # one layer alone says where it starts
         alone = [i for i in failing if probes[i].layer is not None]
-        if alone and findings[alone[0]].part is not None:
+        if alone and findings[alone[0]].index is not None:
             departure = findings[alone[0]]
             probe = probes[alone[0]]
     error = outcomes[headline].error
-    status = (
-        "raised"
-        if error is not None and not isinstance(error, TooSlow)
-        else ("too slow" if error is not None else "wrong")
-    )
+    status = "wrong" if error is None else ("too slow" if isinstance(error, TooSlow) else "raised")
     lines = [f"✗ {name}: not yet."]
     if headline != 0:
         lines[0] += " On your input it matches torch, but not on this probe:"
