@@ -110,7 +110,7 @@ CATALOGUE = (
     ),
     Bug(
         "h_0_first_row",
-        "every layer and direction starts from h_0[0]",
+        "every layer (and direction) starts from h_0[0]",
         "layer k, direction d starts from h_0[k * num_directions + d]",
         lambda module, packed: module.num_layers * (1 + module.bidirectional) > 1,
     ),
@@ -136,6 +136,12 @@ CATALOGUE = (
         "not_reversed",
         "the backward direction not run in reverse: it reads x_1 first",
         "run the backward direction over t = T-1, ..., 0 (reversed(range(T))), starting from its own h_0 row",
+        _bidirectional,
+    ),
+    Bug(
+        "reverse_weights_unused",
+        "the backward direction run with the forward direction's weights",
+        "the backward direction has its own parameters: weight_ih_l0_reverse, weight_hh_l0_reverse, ...",
         _bidirectional,
     ),
     Bug(
@@ -362,7 +368,8 @@ def _initial(module, hx, batched, B, dtype):
 
 def _direction(module, where, layer_input, state, lengths, bug):
     """One direction of one layer: its states in time order (T, B, H), and its final (h, c)."""
-    W_ih, W_hh, b_ih, b_hh, W_hr = _weights(module, *where)
+    layer, direction = where
+    W_ih, W_hh, b_ih, b_hh, W_hr = _weights(module, layer, 0 if bug == "reverse_weights_unused" else direction)
     if bug in ("bias_ih_missing", "biases_missing"):
         b_ih = None
     if bug in ("bias_hh_missing", "biases_missing"):

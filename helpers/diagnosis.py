@@ -618,7 +618,7 @@ def _report(name, probes, outcomes, findings, failing, bug, matched):
     else:
         raised_or_stopped = departure.text.startswith(("raised", "stopped"))
         lines.append(f"  it {departure.text}" if raised_or_stopped else f"  {departure.text}")
-        if "shape" in departure.text and (error is not None or departure.part is not None):
+        if "shape" in departure.text and error is not None:
             lines.append(f"  your layer: {_sizes(probes[headline])}")
     if bug is not None and matched == len(probes):
         lines.append(f"  most likely: {bug.title}.")
@@ -627,7 +627,7 @@ def _report(name, probes, outcomes, findings, failing, bug, matched):
         lines.append(f"  possibly: {bug.title} (it explains {matched} of the {len(probes)} checks).")
         lines.append(f"  fix: {bug.fix}.")
     else:
-        lines.append(f"  hint: {_generic_hint(departure, probe, error)}")
+        lines.append(f"  hint: {_generic_hint(departure, probe, error, probes, failing)}")
         passed = {i: i not in failing for i in range(len(probes))}
         if len(failing) < len(probes):  # which probes pass says which term is wrong
             marks = [f"{_label(p)} {'✓' if passed[i] else '✗'}" for i, p in enumerate(probes)]
@@ -672,7 +672,7 @@ def _label(probe):
     return text.split(",")[0]
 
 
-def _generic_hint(departure, probe, error):
+def _generic_hint(departure, probe, error, probes, failing):
     """What to look at, from where the result departs, when no catalogued bug explains it."""
     if error is not None and "shape" in departure.text:
         return "compare the shapes in the message with your layer's, printed above."
@@ -681,6 +681,9 @@ def _generic_hint(departure, probe, error):
     if departure.index is None:
         returns = "(output, (h_n, c_n))" if probe.module.mode == "LSTM" else "(output, h_n)"
         return f"return what the layer returns, {returns}, as tensors shaped like torch's."
+    layers_alone = [p for p in probes if p.layer is not None]
+    if layers_alone and all(i not in failing for i, p in enumerate(probes) if p.layer is not None):
+        return "each layer alone is right, the stack is not: check what each layer reads and which row of hx it starts from."
     if departure.part == "output" and departure.t is not None:
         if departure.first_step:
             return "the very first step already differs: check that step's equation term by term."

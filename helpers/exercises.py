@@ -166,6 +166,10 @@ def _examine(exercise, fn):
 
 def _step_hint(outcome, want, exercise, case):
     """What to look at when no listed mistake explains a step function's result on case number `case`."""
+    if outcome.error is not None and case != 0:
+        return (
+            "it works on the notebook's case but raises on this one: check that nothing depends on that case's sizes."
+        )
     if outcome.error is not None:
         return "the message above says what went wrong, at the line shown."
     got, wants = outcome.value, want if isinstance(want, tuple) else (want,)

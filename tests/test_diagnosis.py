@@ -177,6 +177,7 @@ CATALOGUE_CASES = {
     "batch_first_ignored": ([("if batched and module.batch_first:", "if False:")], {"batch_first": True}),
     "output_not_batch_first": ([("elif batched and module.batch_first:", "elif False:")], {"batch_first": True}),
     "not_reversed": ([(STEPS, "steps = range(T)")], {"bidirectional": True}),
+    "reverse_weights_unused": ([('("_reverse" if d == 1 else "")', '("")')], {"bidirectional": True}),
     "backward_not_realigned": (
         [("outs.append(torch.stack(states))", "outs.append(torch.stack(states[::-1] if d == 1 else states))")],
         {"kind": "GRU", "bidirectional": True},
@@ -488,3 +489,16 @@ def test_odd_returns_and_errors_are_explained(index, capsys):
     verdict = diagnose(ODD_FUNCTIONS[index], module, x, name="odd")
     text = capsys.readouterr().out
     assert not verdict and text.startswith(("✗ odd: not yet.", "… odd: not written yet")), text
+
+
+def test_a_stack_whose_layers_are_each_right_is_told_to_check_the_wiring(capsys):
+    """Layer 1 reading the layer below one step late: every layer alone passes, so the hint names the wiring."""
+    module, x = make(num_layers=2)
+    late = (
+        "xi = layer_in[t] @ W_ih.T + b_ih",
+        "xi = ((layer_in[t - 1] if t else 0 * layer_in[t]) if k else layer_in[t]) @ W_ih.T + b_ih",
+    )
+    verdict = diagnose(student(late), module, x)
+    text = capsys.readouterr().out
+    assert not verdict and verdict.bug is None, text
+    assert "hint: each layer alone is right, the stack is not" in text

@@ -491,8 +491,13 @@ def test_a_step_function_that_raises_is_shown_at_its_line(capsys):
             "the result already differs on the notebook's case",
         ),
         ("01.step", lambda x, h, a, b: torch.tanh(0.5 * x - h), "it matches on the notebook's case only"),
+        (
+            "01.step",
+            lambda x, h, a, b: torch.tanh(a * x + b * h) if x.dim() == 0 else x[9],
+            "it works on the notebook's",
+        ),
     ],
-    ids=["form", "sign", "first case", "hard-coded"],
+    ids=["form", "sign", "first case", "hard-coded", "raises later"],
 )
 def test_a_wrong_step_outside_the_listed_mistakes_gets_a_hint_for_its_kind(key, wrong, hint, capsys):
     """A wrong form, a flipped sign, a wrong value, or numbers hard-coded from the notebook's case."""
