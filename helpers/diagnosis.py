@@ -161,7 +161,7 @@ def _probes(module, input, hx):
     def zeroed(*kinds):
         layer = copy.deepcopy(module)
         for param_name, param in layer.named_parameters():
-            if param_name.split("_")[0] + "_" + param_name.split("_")[1] in kinds:
+            if "_".join(param_name.split("_")[:2]) in kinds:  # weight_hh_l1_reverse -> weight_hh
                 param.zero_()
         return layer
 
@@ -244,8 +244,9 @@ def _layers(module, start, stop):
         options["proj_size"] = module.proj_size
     D = 2 if module.bidirectional else 1
     input_size = module.input_size if start == 0 else D * (module.proj_size or module.hidden_size)
-    with torch.random.fork_rng(devices=[]):
-        part = type(module)(input_size, module.hidden_size, num_layers=stop - start, **options)
+    part = type(module)(
+        input_size, module.hidden_size, num_layers=stop - start, **options
+    )  # inside diagnose's fork_rng
     part = part.to(module.weight_ih_l0.dtype).eval()
     for param_name, param in part.named_parameters():
         layer = int(re.search(r"_l(\d+)", param_name).group(1))
@@ -577,14 +578,13 @@ def _likely_bug(outcomes, probes, headline):
     module, input = probes[0].module, probes[0].input
     packed = isinstance(input, PackedSequence)
     best, best_count = None, 0
+    order = [headline] + [i for i in range(len(probes)) if i != headline]
     for bug in bugs.CATALOGUE:
         if not bug.applies(module, packed):
             continue
-        order = [headline] + [i for i in range(len(probes)) if i != headline]
         count = 0
         for i in order:
-            probe = probes[i]
-            mutant = call(lambda p=probe, b=bug.name: bugs.run(p.module, p.input, p.hx, b), ())
+            mutant = call(bugs.run, (probes[i].module, probes[i].input, probes[i].hx, bug.name))
             if not same_outcome(outcomes[i], mutant):
                 if i == headline:
                     break
