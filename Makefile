@@ -98,8 +98,9 @@ $(SLIDES_NPM)/.installed: slides/package.json slides/package-lock.json
 parity: setup ## Measure the worst difference between helpers.unroll and torch over many modules
 	$(BIN)/python benchmarks/parity.py
 
-bench: setup ## Time a slider change to a new plot image (explorer vs a naive redraw)
+bench: setup ## Time a slider change to a new plot image (explorer vs a naive redraw), and the cells of the notebooks that train
 	MPLBACKEND=Agg $(BIN)/python benchmarks/widgets.py
+	$(BIN)/python benchmarks/notebook_cells.py notebooks/09_sequence_model.ipynb notebooks/13_text_to_predictions.ipynb
 
 clean: ## Remove the venv and caches (notebooks and sources are untouched)
 	rm -rf $(VENV) .pytest_cache .hypothesis .ruff_cache build *.egg-info

@@ -5,8 +5,10 @@ plots in notebooks and the redrawn plot of `helpers.widgets.explore` (which upda
 returned artists in place). Introduced in notebooks/01_scalar_rnn.ipynb.
 """
 
+import matplotlib
 import numpy as np
 import torch
+from matplotlib.patches import Rectangle
 from matplotlib.ticker import MaxNLocator
 
 from helpers._validate import student_facing
@@ -351,3 +353,58 @@ def cell_and_hidden(ax, trace, unit=0, layer=0, direction=0, batch=0):
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize="small", frameon=False)
     return c_line, h_line
+
+
+@student_facing
+def over_text(ax, text, values, limit=1.0, label=None, width=None):
+    """Each character of `text` on a cell coloured by its value, as in Karpathy's pictures of units.
+
+    `values` holds one number per character (a list, or a tensor of shape (len(text),)): one
+    unit's state, a tag, a probability. Colours are diverging and fixed to [-limit, limit]
+    (blue negative, red positive, white zero), as in `heatmap`. `label`, if given, is written
+    to the left. `width` is the number of character cells across the Axes (default: the
+    text's length); give texts drawn one above another the same width so their characters
+    line up in size. Returns the list of Text artists, one per character.
+    Introduced in notebooks/13_text_to_predictions.ipynb.
+    """
+    if not isinstance(text, str):
+        raise TypeError(f"text must be a str, one character per cell; got {type(text).__name__}.")
+    if isinstance(values, torch.Tensor):
+        values = values.detach().cpu().numpy()
+    values = np.asarray(values, dtype=float)
+    if values.shape != (len(text),):
+        raise ValueError(
+            f"values needs one number per character of text: shape ({len(text)},); got shape {values.shape}. "
+            "For a batch, pick one sequence and its real steps first, e.g. states[b, :length, unit]."
+        )
+    if width is None:
+        width = len(text)
+    if isinstance(width, bool) or not isinstance(width, int) or width < len(text):
+        raise ValueError(
+            f"width is the number of character cells across, at least len(text) = {len(text)}; got {width!r}."
+        )
+    colours = matplotlib.colormaps["RdBu_r"]((np.clip(values, -limit, limit) / limit + 1) / 2)
+    texts = []
+    for x, (character, colour) in enumerate(zip(text, colours, strict=True)):
+        ax.add_patch(Rectangle((x, 0), 1, 1, facecolor=colour, edgecolor="none"))
+        dark = colour[:3] @ np.array([0.299, 0.587, 0.114]) < 0.5  # white letters on dark cells
+        texts.append(
+            ax.text(
+                x + 0.5,
+                0.5,
+                character,
+                ha="center",
+                va="center",
+                family="monospace",
+                color="white" if dark else "black",
+            )
+        )
+    ax.set_xlim(0, max(width, 1))
+    ax.set_ylim(0, 1)
+    ax.set_xticks([])
+    ax.set_yticks([])
+    for spine in ax.spines.values():
+        spine.set_visible(False)
+    if label is not None:
+        ax.set_ylabel(label, rotation=0, ha="right", va="center")
+    return texts

@@ -87,3 +87,69 @@ def test_bad_arguments_are_explained(arguments, exception, message):
     chosen = {"num_sequences": 4, "seq_len": 5} | arguments
     with pytest.raises(exception, match=re.escape(message)):
         data.first_sign(**chosen)
+
+
+def test_quotes_gives_the_same_texts_for_the_same_seed_and_others_for_another():
+    """One seed, one set of texts and tags; another seed, other texts."""
+    assert data.quotes(30, seed=4) == data.quotes(30, seed=4)
+    assert data.quotes(30, seed=4)[0] != data.quotes(30, seed=5)[0]
+
+
+def test_quotes_are_words_with_whole_quoted_passages_and_a_tag_per_character():
+    """Texts of min_words..max_words words; quote marks in pairs around whole words; one tag per character."""
+    texts, tags = data.quotes(500, min_words=2, max_words=7, seed=1)
+    counts = {text.count(data.QUOTE) for text in texts}
+    assert counts == {0, 2, 4}  # 0, 1 or 2 passages, each opened and closed
+    for text, text_tags in zip(texts, tags, strict=True):
+        words = text.split(" ")
+        assert 2 <= len(words) <= 7
+        assert all(word.strip(data.QUOTE) in data.WORDS for word in words)
+        assert len(text_tags) == len(text) and set(text_tags) <= {0, 1}
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_a_quote_tag_is_one_exactly_from_an_opening_mark_to_its_closing_mark(seed):
+    """Tag 1 on each quote mark and on every character between an opening mark and its closing one."""
+    texts, tags = data.quotes(200, seed=seed)
+    for text, text_tags in zip(texts, tags, strict=True):
+        marks = [i for i, character in enumerate(text) if character == data.QUOTE]
+        inside = set()
+        for start, end in zip(marks[0::2], marks[1::2], strict=True):
+            inside |= set(range(start, end + 1))
+        assert text_tags == [int(i in inside) for i in range(len(text))]
+
+
+def test_quotes_needs_memory_a_letter_alone_does_not_decide_its_tag():
+    """Every letter occurs both inside and outside a quotation: no per-character rule gets every tag right."""
+    texts, tags = data.quotes(400, seed=0)
+    seen = {}
+    for text, text_tags in zip(texts, tags, strict=True):
+        for character, tag in zip(text, text_tags, strict=True):
+            seen.setdefault(character, set()).add(tag)
+    assert seen.pop(data.QUOTE) == {1}
+    assert all(found == {0, 1} for found in seen.values())
+
+
+def test_drawing_quotes_leaves_the_global_random_state_alone():
+    """quotes uses its own generator: torch.randn returns what the seed says afterwards."""
+    torch.manual_seed(0)
+    expected = torch.randn(3)
+    torch.manual_seed(0)
+    data.quotes(20, seed=7)
+    assert torch.equal(torch.randn(3), expected)
+
+
+@pytest.mark.parametrize(
+    "arguments, exception, message",
+    [
+        ({"num_texts": 0}, ValueError, "num_texts is the number of texts to make, so it must be at least 1; got 0"),
+        ({"min_words": 2.0}, TypeError, "min_words is the fewest words in a text, a whole number"),
+        ({"min_words": 5, "max_words": 3}, ValueError, "max_words must be at least min_words; got min_words=5"),
+        ({"seed": "0"}, TypeError, "seed must be an int, e.g. seed=0; got '0'"),
+    ],
+)
+def test_quotes_explains_bad_arguments(arguments, exception, message):
+    """Each bad argument raises an error that names it and what was given."""
+    chosen = {"num_texts": 3} | arguments
+    with pytest.raises(exception, match=re.escape(message)):
+        data.quotes(**chosen)

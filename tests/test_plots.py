@@ -1,5 +1,7 @@
 """helpers.plots: functions that draw on given Axes and return what they drew."""
 
+import re
+
 import matplotlib
 import numpy as np
 import pytest
@@ -139,3 +141,38 @@ def test_cell_and_hidden_plots_c_and_h_of_one_unit():
     c_line, h_line = plots.cell_and_hidden(axes()[0][0], result, unit=1)
     assert np.allclose(c_line.get_ydata(), result.stack("c")[:, 1].detach().numpy())
     assert np.allclose(h_line.get_ydata(), result.output[:, 1].detach().numpy())
+
+
+def test_over_text_colours_each_character_by_its_value_on_a_fixed_diverging_scale():
+    """One cell per character, coloured like heatmap (RdBu_r on [-limit, limit]); values beyond are clipped."""
+    ax = axes()[0][0]
+    drawn = plots.over_text(ax, 'a "b"', torch.tensor([-1.0, 0.0, 1.0, 3.0, 0.5]), label="h[4]")
+    assert [text.get_text() for text in drawn] == ["a", " ", '"', "b", '"']
+    colours = [patch.get_facecolor() for patch in ax.patches]
+    cmap = matplotlib.colormaps["RdBu_r"]
+    assert np.allclose(colours[0], cmap(0.0)) and np.allclose(colours[1], cmap(0.5))
+    assert np.allclose(colours[2], cmap(1.0)) and np.allclose(colours[3], cmap(1.0))  # 3.0 is clipped to 1
+    assert drawn[0].get_color() == "white" and drawn[1].get_color() == "black"  # dark cells get white letters
+    assert ax.get_xlim() == (0, 5) and ax.get_ylabel() == "h[4]"
+
+
+def test_over_text_lines_up_texts_of_different_lengths_with_one_width():
+    """width sets the number of cells across, so a short text's cells are as wide as a long one's."""
+    ax = axes()[0][0]
+    plots.over_text(ax, "ab", [0, 1], width=10)
+    assert ax.get_xlim() == (0, 10)
+
+
+@pytest.mark.parametrize(
+    "text, values, width, message",
+    [
+        ("abc", [0.0, 1.0], None, "values needs one number per character of text: shape (3,); got shape (2,)"),
+        ("abc", torch.zeros(3, 2), None, "got shape (3, 2)"),
+        (["a", "b"], [0, 1], None, "text must be a str"),
+        ("abc", [0, 0, 0], 2, "at least len(text) = 3; got 2"),
+    ],
+)
+def test_over_text_explains_a_mismatch(text, values, width, message):
+    """Values of the wrong length, a text that is not a str, or too small a width: an error that says so."""
+    with pytest.raises((ValueError, TypeError), match=re.escape(message)):
+        plots.over_text(axes()[0][0], text, values, width=width)
