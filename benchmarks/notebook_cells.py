@@ -2,9 +2,9 @@
 
     python benchmarks/notebook_cells.py notebooks/09_sequence_model.ipynb notebooks/13_text_to_predictions.ipynb
 
-Runs each notebook's code cells in order in one fresh namespace, in this process (matplotlib's
-Agg backend, nothing displayed, what the cells print discarded), as a kernel would, and prints each notebook's total and its
-slowest cells with their first line. A cell tagged raises-exception is expected to raise; any
+Runs each notebook's code cells in order in one fresh namespace, in this process, as a kernel
+would (matplotlib's Agg backend: nothing displayed; what the cells print is discarded), and
+prints each notebook's total and its slowest cells with their first line. A cell tagged raises-exception is expected to raise; any
 other error stops the run. The numbers are wall-clock seconds on this machine, one run each.
 """
 

@@ -36,8 +36,7 @@ def first_sign(num_sequences, seq_len, noise=0.5, seed=0):
         raise ValueError(
             f"noise is the standard deviation of the later steps, so it must be 0 or more (and finite); got {noise}."
         )
-    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
-        raise TypeError(f"seed must be an int, e.g. seed=0; got {seed!r}.")
+    _check_seed(seed)
     generator = torch.Generator().manual_seed(int(seed))
     labels = torch.randint(0, 2, (num_sequences,), generator=generator)  # (N,) int64: 1 for +1, 0 for -1
     inputs = noise * torch.randn(num_sequences, seq_len, 1, generator=generator)  # (N, T, 1)
@@ -68,8 +67,7 @@ def quotes(num_texts, min_words=4, max_words=10, seed=0):
     _check_count("max_words", max_words, "the most words in a text")
     if max_words < min_words:
         raise ValueError(f"max_words must be at least min_words; got min_words={min_words}, max_words={max_words}.")
-    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
-        raise TypeError(f"seed must be an int, e.g. seed=0; got {seed!r}.")
+    _check_seed(seed)
     generator = torch.Generator().manual_seed(int(seed))
     texts, tags = [], []
     for _ in range(num_texts):
@@ -97,6 +95,12 @@ def _inside_quotes(text):
         else:
             tags.append(int(inside))
     return tags
+
+
+def _check_seed(seed):
+    """Raise unless `seed` is an int (a bool is not)."""
+    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
+        raise TypeError(f"seed must be an int, e.g. seed=0; got {seed!r}.")
 
 
 def _check_count(name, value, meaning):

@@ -16,6 +16,7 @@ from helpers._validate import student_facing
 # Okabe & Ito's palette: its colours stay distinct under every common colour-vision deficiency.
 PALETTE = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000")
 DIRECTION_NAMES = ("forward", "backward")
+DIVERGING = "RdBu_r"  # blue negative, red positive, white zero; readable in greyscale too
 
 
 @student_facing
@@ -71,7 +72,7 @@ def heatmap(ax, states, limit=1.0, label="h"):
     states = time_by_unit(states)
     image = ax.imshow(
         states.T,
-        cmap="RdBu_r",  # blue negative, red positive, white zero; readable in greyscale too
+        cmap=DIVERGING,
         vmin=-limit,
         vmax=limit,
         aspect="auto",
@@ -383,7 +384,7 @@ def over_text(ax, text, values, limit=1.0, label=None, width=None):
         raise ValueError(
             f"width is the number of character cells across, at least len(text) = {len(text)}; got {width!r}."
         )
-    colours = matplotlib.colormaps["RdBu_r"]((np.clip(values, -limit, limit) / limit + 1) / 2)
+    colours = matplotlib.colormaps[DIVERGING]((np.clip(values, -limit, limit) / limit + 1) / 2)
     texts = []
     for x, (character, colour) in enumerate(zip(text, colours, strict=True)):
         ax.add_patch(Rectangle((x, 0), 1, 1, facecolor=colour, edgecolor="none"))
