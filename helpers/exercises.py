@@ -32,72 +32,18 @@ exercise's named mistakes, with the same ✓ / not written yet / where and why f
 """
 
 import difflib
-import importlib
 import inspect
-import pkgutil
 import reprlib
 import textwrap
-from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any
 
 import torch
-from torch import nn
 
 from helpers import diagnosis
 from helpers.checks import report
+from helpers.exercise_types import CodeExercise
+from helpers.solutions import BY_KEY
 
 LONGEST_LIST = 10_000  # a longer integer tensor stays a tensor: no list answer is that long
-
-
-@dataclass(frozen=True)
-class Mistake:
-    """A typical wrong answer and what it says about the reasoning behind it."""
-
-    answer: Callable[[], Any]  # computes the wrong answer, as `Exercise.solution` computes the right one
-    hint: str  # shown when a student's answer equals this one
-
-
-@dataclass(frozen=True)
-class Exercise:
-    """One exercise: its key ("07.h_n_shape"), question, solution and the mistakes it expects."""
-
-    key: str  # notebook number, a dot, a name
-    question: str  # one line; the notebook holds the full text
-    solution: Callable[[], Any]  # computes the reference answer (with torch where it can; see _quietly)
-    explanation: str  # why the solution is right, shown by `solution(key)`
-    mistakes: tuple[Mistake, ...] = ()
-    atol: float = 1e-4  # numbers and tensors within this count as equal (four decimals)
-    # An index answer: the length of the dimension it indexes (one length per entry for a (row, column)
-    # pair). It makes a whole-number answer an index: negative indices and slices then name positions
-    # as Python's do, and the hints know the range. Without it a whole number is a count.
-    size: int | tuple[int, ...] | None = None
-    parameters_of: Callable[[], nn.Module] | None = None  # a parameter count: the module counted, for hints
-
-
-@dataclass(frozen=True)
-class CodeMistake:
-    """A typical wrong function: what it gets wrong, and the repair."""
-
-    title: str
-    fix: str
-    function: Callable  # computes what the wrong code computes, from the same arguments
-
-
-@dataclass(frozen=True)
-class CodeExercise:
-    """A write-it-yourself exercise: the student writes a function, checked on cases against `reference`."""
-
-    key: str
-    question: str  # one line; the notebook holds the full text
-    reference: Callable  # the right function; `solution(key)` prints its source
-    explanation: str
-    # () -> [(what the case is, the arguments)]: the step's inputs, the first as in the notebook
-    cases: Callable[[], list] | None = None
-    returns: str = "the result"  # what the function returns, in words: "h_t", "(h_t, c_t)"
-    mistakes: tuple[CodeMistake, ...] = ()
-    # a whole layer instead: () -> (module, input, hx), checked by helpers.diagnose
-    layer: Callable[[], tuple] | None = None
 
 
 def check(key, answer):
@@ -228,8 +174,8 @@ def solution(key):
 
 
 def exercises():
-    """Every registered exercise, by key."""
-    return dict(_exercises())
+    """Every exercise, by key."""
+    return dict(BY_KEY)
 
 
 def _quietly(compute):
@@ -243,21 +189,6 @@ def _quietly(compute):
         return compute()
 
 
-def _exercises():
-    """Collect EXERCISES from each module of helpers.solutions (once)."""
-    if not _REGISTRY:
-        import helpers.solutions as package
-
-        for info in pkgutil.iter_modules(package.__path__):
-            module = _quietly(lambda name=info.name: importlib.import_module(f"{package.__name__}.{name}"))
-            for exercise in module.EXERCISES:
-                if exercise.key in _REGISTRY:
-                    raise ValueError(f"two exercises share the key {exercise.key!r}")
-                _REGISTRY[exercise.key] = exercise
-    return _REGISTRY
-
-
-_REGISTRY = {}
 _BRIEF = reprlib.Repr()
 _BRIEF.maxstring = _BRIEF.maxother = 60
 
@@ -272,12 +203,12 @@ def _brief(value):
 
 def _exercise(key):
     """The exercise named `key`, or None."""
-    return _exercises().get(key) if isinstance(key, str) else None
+    return BY_KEY.get(key) if isinstance(key, str) else None
 
 
 def _no_such_exercise(key):
     """The line for a key that names no exercise, with the keys it may have meant."""
-    keys = list(_exercises())
+    keys = list(BY_KEY)
     close = difflib.get_close_matches(key, keys, n=3) if isinstance(key, str) else []
     if not close and isinstance(key, str):  # no similar spelling: the same notebook's exercises
         close = [k for k in keys if k.split(".")[0] == key.split(".")[0]]

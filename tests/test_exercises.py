@@ -2,16 +2,21 @@
 
 import dataclasses
 import re
+import subprocess
+import sys
+import types
+from pathlib import Path
 
 import numpy as np
 import pytest
 import torch
 
-from helpers import exercises
+from helpers import exercises, solutions
+from helpers.exercise_types import CodeExercise, Exercise
 
 EVERY = sorted(exercises.exercises().values(), key=lambda e: e.key)
-ALL = [e for e in EVERY if isinstance(e, exercises.Exercise)]  # answered with a value
-CODE = [e for e in EVERY if isinstance(e, exercises.CodeExercise)]  # answered with a function
+ALL = [e for e in EVERY if isinstance(e, Exercise)]  # answered with a value
+CODE = [e for e in EVERY if isinstance(e, CodeExercise)]  # answered with a function
 MISTAKES = [(e, m) for e in ALL for m in e.mistakes]
 CODE_MISTAKES = [(e, m) for e in CODE for m in e.mistakes]
 
@@ -384,9 +389,9 @@ def test_every_index_exercise_knows_the_length_of_the_dimension_it_indexes(exerc
 
 def test_an_index_pair_with_a_size_per_entry_counts_each_entry_in_its_own_dimension(monkeypatch, capsys):
     """02.blind_entry with size=(1, 3), as proposed: (-1, -2) is (0, 1), and a column of 5 is out of range."""
-    registry = dict(exercises._exercises())
+    registry = exercises.exercises()
     registry["02.blind_entry"] = dataclasses.replace(registry["02.blind_entry"], size=(1, 3))
-    monkeypatch.setattr(exercises, "_REGISTRY", registry)
+    monkeypatch.setattr(exercises, "BY_KEY", registry)
     assert exercises.check("02.blind_entry", (-1, -2))
     assert capsys.readouterr().out == "✓ 02.blind_entry: right. Out of 1×3 positions, (-1, -2) is (0, 1).\n"
     assert not exercises.check("02.blind_entry", (0, 5))
@@ -395,23 +400,41 @@ def test_an_index_pair_with_a_size_per_entry_counts_each_entry_in_its_own_dimens
     assert "Row and column are swapped" in capsys.readouterr().out
 
 
-def test_loading_and_checking_exercises_leaves_the_students_random_state_alone(monkeypatch, capsys):
-    """Solutions build layers and seed their own draws; the student's next torch.randn is unchanged."""
-    import sys
+def test_importing_helpers_leaves_the_students_random_state_alone():
+    """Importing helpers loads every solution module; none of them draws a random number on import."""
+    code = (
+        "import torch; torch.manual_seed(123); expected = torch.randn(3); torch.manual_seed(123); "
+        "import helpers; assert torch.equal(torch.randn(3), expected), 'importing helpers drew random numbers'"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
 
-    for name in [m for m in sys.modules if m.startswith("helpers.solutions.")]:
-        monkeypatch.delitem(sys.modules, name)  # re-import, so module-level computations run again
-    monkeypatch.setattr(exercises, "_REGISTRY", {})
+
+def test_checking_exercises_leaves_the_students_random_state_alone(capsys):
+    """Solutions build layers and seed their own draws; the student's next torch.randn is unchanged."""
     torch.manual_seed(123)
     expected = torch.randn(3)
     torch.manual_seed(123)
     for exercise in exercises.exercises().values():
-        if isinstance(exercise, exercises.CodeExercise):  # a wrong function: runs the reference and every mistake
+        if isinstance(exercise, CodeExercise):  # a wrong function: runs the reference and every mistake
             exercises.check_code(exercise.key, lambda *args: torch.randn(1))
         else:
             exercises.check(exercise.key, 12345)  # wrong for every exercise: runs the solution and every mistake
         exercises.solution(exercise.key)
     assert torch.equal(torch.randn(3), expected)
+
+
+def test_every_solution_module_is_registered():
+    """helpers/solutions/sNN.py files and helpers.solutions.NOTEBOOKS name the same modules, in order."""
+    files = sorted(path.stem for path in Path(solutions.__file__).parent.glob("s[0-9][0-9].py"))
+    assert [module.__name__.rsplit(".", 1)[1] for module in solutions.NOTEBOOKS] == files
+
+
+def test_a_key_used_twice_is_refused():
+    """Two exercises with one key would shadow each other: gathering them raises, naming the key."""
+    twice = types.SimpleNamespace(EXERCISES=[exercises.exercises()["01.h_4"]])
+    with pytest.raises(ValueError, match="two exercises share the key '01.h_4'"):
+        solutions._by_key([twice, twice])
 
 
 # Write-it-yourself exercises: the student writes a function, checked by check_code.

@@ -3,7 +3,7 @@
 import torch
 from torch import nn
 
-from helpers.exercises import CodeExercise, CodeMistake, Exercise, Mistake
+from helpers.exercise_types import CodeExercise, CodeMistake, Exercise, Mistake
 
 
 def _hand_rnn():

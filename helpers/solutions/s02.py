@@ -5,7 +5,7 @@ import copy
 import torch
 from torch import nn
 
-from helpers.exercises import CodeExercise, Exercise, Mistake
+from helpers.exercise_types import CodeExercise, Exercise, Mistake
 
 X_1 = (4.0, -2.0, -3.0)  # the exercise's first step: (x_{1,1}, x_{1,2}, x_{1,3})
 

@@ -3,7 +3,7 @@
 import torch
 from torch import nn
 
-from helpers.exercises import CodeExercise, Exercise, Mistake
+from helpers.exercise_types import CodeExercise, Exercise, Mistake
 
 
 def _shapes():

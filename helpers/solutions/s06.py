@@ -4,7 +4,7 @@ import torch
 from torch import nn
 
 from helpers.bugs import BUGS
-from helpers.exercises import CodeExercise, CodeMistake, Exercise, Mistake
+from helpers.exercise_types import CodeExercise, CodeMistake, Exercise, Mistake
 from helpers.unroll import trace
 
 

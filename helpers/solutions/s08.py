@@ -5,7 +5,7 @@ from torch import nn
 from torch.nn.utils.rnn import pack_padded_sequence, pack_sequence, pad_packed_sequence
 
 from helpers.bugs import BUGS
-from helpers.exercises import CodeExercise, CodeMistake, Exercise, Mistake
+from helpers.exercise_types import CodeExercise, CodeMistake, Exercise, Mistake
 
 LENGTHS = torch.tensor([5, 3, 3, 1])  # exercise 1's sequences
 

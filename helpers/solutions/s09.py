@@ -3,7 +3,7 @@
 import torch
 from torch import nn
 
-from helpers.exercises import Exercise, Mistake
+from helpers.exercise_types import Exercise, Mistake
 
 
 def _final_states(num_layers, hidden_size, batch=3):

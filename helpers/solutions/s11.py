@@ -6,7 +6,7 @@ import torch
 from torch import nn
 
 from helpers.bugs import BUGS
-from helpers.exercises import CodeExercise, CodeMistake, Exercise, Mistake
+from helpers.exercise_types import CodeExercise, CodeMistake, Exercise, Mistake
 
 
 def _count(module):

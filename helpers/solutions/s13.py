@@ -7,7 +7,7 @@ from torch import nn
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
 from helpers.data import quotes
-from helpers.exercises import CodeExercise, CodeMistake, Exercise, Mistake
+from helpers.exercise_types import CodeExercise, CodeMistake, Exercise, Mistake
 
 
 def _vocabulary():
