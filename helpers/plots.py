@@ -12,6 +12,7 @@ from matplotlib.patches import Rectangle
 from matplotlib.ticker import MaxNLocator
 
 from helpers._validate import student_facing
+from helpers.unroll import GATES
 
 # Okabe & Ito's palette: its colours stay distinct under every common colour-vision deficiency.
 PALETTE = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000")
@@ -304,8 +305,8 @@ def gate_heatmaps(axes, trace, layer=0, direction=0, batch=0, highlight=None):
     candidates g and n a diverging one fixed to [-1, 1]. `highlight` names one gate to stand
     out; the others are faded. Returns {gate: AxesImage}. Introduced in notebooks/10_lstm.ipynb.
     """
-    names = {"LSTM": ("i", "f", "g", "o"), "GRU": ("r", "z", "n")}.get(trace.mode)
-    if names is None:
+    names = GATES[trace.mode]
+    if not names:
         raise ValueError(f"gate_heatmaps needs an LSTM or GRU trace; this one is {trace.mode}, which has no gates.")
     if highlight is not None and highlight not in names:
         raise ValueError(f"highlight={highlight!r}: {trace.mode}'s gates are {', '.join(names)}.")

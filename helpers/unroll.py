@@ -23,6 +23,8 @@ from torch.nn.utils.rnn import PackedSequence, pad_packed_sequence
 
 from helpers._validate import check_input, check_module, check_packed, check_states, student_facing
 
+# Torch's order of the gates in the stacked weights and biases (weight_ih_l0 is [W_ii | W_if | W_ig | W_io]
+# for LSTM, [W_ir | W_iz | W_in] for GRU): the one place it is written; plots and widgets read it here.
 GATES = {"RNN_TANH": (), "RNN_RELU": (), "LSTM": ("i", "f", "g", "o"), "GRU": ("r", "z", "n")}
 
 
@@ -225,11 +227,17 @@ def _rnn_cell(activation):
     return cell
 
 
+def _split(part, mode):
+    """A (B, G*H) stack of gate inputs cut into its G gates, by name, in torch's order (GATES)."""
+    names = GATES[mode]
+    return dict(zip(names, part.chunk(len(names), dim=-1), strict=True))  # name -> (B, H)
+
+
 def _lstm_cell(input_part, hidden_part, h_prev, c_prev):
     """Gates i, f, g, o from one (B, 4H) pre-activation; c = f*c_prev + i*g, h = o*tanh(c)."""
-    pre_activation = input_part + hidden_part  # (B, 4H): [i | f | g | o], torch's order
-    i, f, g, o = pre_activation.chunk(4, dim=-1)  # (B, H) each
-    i, f, g, o = torch.sigmoid(i), torch.sigmoid(f), torch.tanh(g), torch.sigmoid(o)
+    pre_activation = input_part + hidden_part  # (B, 4H): the gates' inputs, stacked in torch's order
+    a = _split(pre_activation, "LSTM")
+    i, f, g, o = torch.sigmoid(a["i"]), torch.sigmoid(a["f"]), torch.tanh(a["g"]), torch.sigmoid(a["o"])
     c = f * c_prev + i * g  # forget part of the old cell, write the gated candidate
     h = o * torch.tanh(c)
     return h, c, pre_activation, {"i": i, "f": f, "g": g, "o": o}
@@ -237,14 +245,14 @@ def _lstm_cell(input_part, hidden_part, h_prev, c_prev):
 
 def _gru_cell(input_part, hidden_part, h_prev, c_prev):
     """r and z from both parts; n = tanh(x part + r * h part); h = (1 - z) * n + z * h_prev."""
-    x_r, x_z, x_n = input_part.chunk(3, dim=-1)  # (B, H) each: x W_i*^T + b_i*
-    h_r, h_z, h_n = hidden_part.chunk(3, dim=-1)  # (B, H) each: h_prev W_h*^T + b_h*
-    r = torch.sigmoid(x_r + h_r)
-    z = torch.sigmoid(x_z + h_z)
-    n_input = x_n + r * h_n  # torch resets (h_prev W_hn^T + b_hn), not h_prev itself
-    n = torch.tanh(n_input)
+    x = _split(input_part, "GRU")  # (B, H) each: x W_i*^T + b_i*
+    hp = _split(hidden_part, "GRU")  # (B, H) each: h_prev W_h*^T + b_h*
+    a = {"r": x["r"] + hp["r"], "z": x["z"] + hp["z"]}  # what goes into each activation
+    r, z = torch.sigmoid(a["r"]), torch.sigmoid(a["z"])
+    a["n"] = x["n"] + r * hp["n"]  # torch resets (h_prev W_hn^T + b_hn), not h_prev itself
+    n = torch.tanh(a["n"])
     h = n + z * (h_prev - n)  # = (1 - z) * n + z * h_prev, in the order torch computes it
-    pre_activation = torch.cat([x_r + h_r, x_z + h_z, n_input], dim=-1)  # (B, 3H)
+    pre_activation = torch.cat([a[name] for name in GATES["GRU"]], dim=-1)  # (B, 3H), stacked like the weights
     return h, None, pre_activation, {"r": r, "z": z, "n": n}
 
 

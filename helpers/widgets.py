@@ -29,7 +29,7 @@ from torch.nn.utils.rnn import PackedSequence
 
 from helpers import plots
 from helpers._validate import student_facing
-from helpers.unroll import trace
+from helpers.unroll import GATES, trace
 
 MAX_CONTROLS = 24  # more sliders than this is a wall, not an experiment
 CONTROL_NAME = re.compile(r"(?P<tensor>\w+)(\[(?P<index>[\d, ]+)\])?")
@@ -194,9 +194,9 @@ class Explorer:
 
     def _describe(self, name):
         """A slider's label: its name, plus the gate and unit for LSTM/GRU rows ('bias_hh_l0[2] f[0]')."""
-        gates = {"LSTM": "ifgo", "GRU": "rzn"}.get(self.module.mode)
+        gates = GATES[self.module.mode]
         tensor_name = name.split("[")[0]
-        if gates is None or tensor_name == "input" or tensor_name.startswith("weight_hr"):
+        if not gates or tensor_name == "input" or tensor_name.startswith("weight_hr"):
             return name
         row = self._targets[name][1][0]
         gate, unit = divmod(row, self.module.hidden_size)
