@@ -35,13 +35,6 @@ MAX_CONTROLS = 24  # more sliders than this is a wall, not an experiment
 CONTROL_NAME = re.compile(r"(?P<tensor>\w+)(\[(?P<index>[\d, ]+)\])?")
 
 
-def _show_widget(self, **kwargs):
-    """Display as self.widget; the text form is the short repr (stable, for nbval)."""
-    bundle = self.widget._repr_mimebundle_(**kwargs)
-    bundle["text/plain"] = repr(self)
-    return bundle
-
-
 def _png(canvas):
     """The canvas as PNG bytes; light compression, since speed matters more than size here."""
     width, height = canvas.get_width_height()
@@ -95,6 +88,49 @@ def _same_value(a, b):
     return a == b
 
 
+class _Picture:
+    """A figure drawn off screen into an ipywidgets.Image, redrawn when one of its controls moves.
+
+    What Explorer and Panel share: the canvas, the Image that holds the PNG, a status line where
+    an error raised while redrawing appears (a callback's errors otherwise reach only the
+    browser's console), and the change handler that skips a browser's late echoes. A subclass
+    sets `controls` (name -> widget with a value) and defines `_apply(name, value)`.
+    """
+
+    def __init__(self, figure):
+        self.figure = figure
+        self._canvas = FigureCanvasAgg(figure)
+        width = self._canvas.get_width_height()[0]
+        self.image = widgets.Image(format="png", layout=widgets.Layout(width=f"{width}px"))
+        self.status = widgets.HTML()  # errors raised by a change appear here
+        self.last_error = None  # the exception of the last failed change, also shown in the widget
+
+    def _follow(self):
+        """Call _apply on every change of a control (after the first picture is stored)."""
+        for name, control in self.controls.items():
+            control.observe(functools.partial(self._on_change, name, _EchoGuard(control)), names="value")
+
+    def _on_change(self, name, echoes, change):
+        """Apply a control's new value (unless it is a stale echo); show any error beside the plot."""
+        if echoes.is_stale(change["new"]):
+            return
+        try:
+            self._apply(name, change["new"])
+            self.last_error, self.status.value = None, ""
+        except Exception as error:  # shown beside the plot, kept in last_error
+            self.last_error, self.status.value = error, _error_html(error)
+
+    def _store(self):
+        """Put the canvas's current pixels into the Image, as PNG."""
+        self.image.value = _png(self._canvas)
+
+    def _repr_mimebundle_(self, **kwargs):
+        """Display as self.widget; the text form is the short repr (stable, for nbval)."""
+        bundle = self.widget._repr_mimebundle_(**kwargs)
+        bundle["text/plain"] = repr(self)
+        return bundle
+
+
 @student_facing
 def explore(module, input, hx=None, controls=None, slider_range=2.0):
     """Sliders for `module`'s weights (or the chosen `controls`) beside a plot of its states.
@@ -106,7 +142,7 @@ def explore(module, input, hx=None, controls=None, slider_range=2.0):
     return Explorer(module, input, hx, controls, slider_range)
 
 
-class Explorer:
+class Explorer(_Picture):
     """A copy of a recurrent layer, sliders that set its numbers, and the plot they redraw."""
 
     @student_facing
@@ -117,65 +153,19 @@ class Explorer:
             self.trace = trace(module, input, hx)  # validates module, input and hx first
         self.module = copy.deepcopy(module)  # sliders change this copy, never the student's module
         self.input = input.detach().clone()
-        self.hx = (
-            hx
-            if hx is None
-            else (tuple(h.detach().clone() for h in hx) if isinstance(hx, tuple) else hx.detach().clone())
-        )
-        self.last_error = None  # the exception of the last failed update, also shown in the widget
-        self._targets = self._choose(controls)  # name -> (tensor, index)
+        self.hx = _copy(hx)
+        tensors = {**dict(self.module.named_parameters()), "input": self.input}
+        self._targets = _targets(tensors, controls)  # name -> (tensor, index)
         self.controls = {name: self._slider(name, slider_range) for name in self._targets}
-        self._echoes = {name: _EchoGuard(slider) for name, slider in self.controls.items()}
-        self.figure = Figure(figsize=(6, 3.2 + 1.4 * (self.trace.num_layers - 1)), dpi=100, layout="constrained")
-        self._canvas = FigureCanvasAgg(self.figure)
+        super().__init__(Figure(figsize=(6, 3.2 + 1.4 * (self.trace.num_layers - 1)), dpi=100, layout="constrained"))
         self._lines = self._draw_axes()
-        self.image = widgets.Image(format="png", layout=widgets.Layout(width=f"{self._canvas.get_width_height()[0]}px"))
-        self.status = widgets.HTML()  # errors raised inside a slider callback appear here
         self._redraw(full=True)
-        for name, slider in self.controls.items():
-            slider.observe(lambda change, name=name: self._on_change(name, change["new"]), names="value")
+        self._follow()
         sliders = widgets.VBox(list(self.controls.values()), layout=widgets.Layout(max_height="420px", overflow="auto"))
         self.widget = widgets.HBox([sliders, widgets.VBox([self.image, self.status])])
 
     def __repr__(self):
         return f"Explorer({self.module!r}, {len(self.controls)} controls: {', '.join(self.controls)})"
-
-    _repr_mimebundle_ = _show_widget
-
-    def _choose(self, controls):
-        """Map each control name to the tensor and index its slider sets."""
-        tensors = {name: p for name, p in self.module.named_parameters()}
-        tensors["input"] = self.input
-        if controls is None:
-            controls = [name for name in tensors if name != "input"]
-        if isinstance(controls, str):
-            controls = [controls]
-        targets = {}
-        for spec in controls:
-            match = CONTROL_NAME.fullmatch(str(spec).replace(" ", ""))
-            if not match or match["tensor"] not in tensors:
-                raise ValueError(
-                    f"explore: no control named {spec!r}. Choose from {', '.join(tensors)}, "
-                    "optionally with an index such as 'weight_hh_l0[0,1]'."
-                )
-            tensor = tensors[match["tensor"]]
-            if match["index"] is None:
-                indices = list(itertools.product(*(range(size) for size in tensor.shape)))
-            else:
-                indices = [tuple(int(i) for i in match["index"].split(","))]
-            for index in indices:
-                if len(index) != tensor.dim() or any(not 0 <= i < s for i, s in zip(index, tensor.shape, strict=False)):
-                    raise ValueError(
-                        f"explore: {spec!r} is outside {match['tensor']}, which has shape {tuple(tensor.shape)}."
-                    )
-                targets[f"{match['tensor']}[{','.join(map(str, index))}]"] = (tensor, index)
-        if len(targets) > MAX_CONTROLS:
-            raise ValueError(
-                f"explore: that makes {len(targets)} sliders, more than {MAX_CONTROLS} is too many to "
-                "use. Choose some with controls=, e.g. controls=['weight_hh_l0'] or "
-                "['weight_ih_l0[0,1]', 'bias_hh_l0[0]']."
-            )
-        return targets
 
     def _slider(self, name, slider_range):
         tensor, index = self._targets[name]
@@ -186,13 +176,13 @@ class Explorer:
             min=-limit,
             max=limit,
             step=0.01,
-            description=self._describe(name),
+            description=self._label(name),
             readout_format=".2f",
             style={"description_width": "initial"},
             layout=widgets.Layout(width="300px"),
         )
 
-    def _describe(self, name):
+    def _label(self, name):
         """A slider's label: its name, plus the gate and unit for LSTM/GRU rows ('bias_hh_l0[2] f[0]')."""
         gates = GATES[self.module.mode]
         tensor_name = name.split("[")[0]
@@ -227,19 +217,13 @@ class Explorer:
         low, high = self._current_ylim
         return all(low <= float(step.h.min()) and float(step.h.max()) <= high for step in self.trace.steps)
 
-    def _on_change(self, name, value):
-        """Set one number, re-compute, redraw; show any error beside the plot."""
-        if self._echoes[name].is_stale(value):
-            return
-        try:
-            tensor, index = self._targets[name]
-            with torch.no_grad():
-                tensor[index] = value
-                self.trace = trace(self.module, self.input, self.hx)
-            self._redraw(full=not self._fits())
-            self.last_error, self.status.value = None, ""
-        except Exception as error:  # shown beside the plot, kept in last_error
-            self.last_error, self.status.value = error, _error_html(error)
+    def _apply(self, name, value):
+        """Set one number, re-compute every state, redraw."""
+        tensor, index = self._targets[name]
+        with torch.no_grad():
+            tensor[index] = value
+            self.trace = trace(self.module, self.input, self.hx)
+        self._redraw(full=not self._fits())
 
     def _redraw(self, full):
         """Update the lines; redraw the background only when the axes changed; store a PNG."""
@@ -257,11 +241,52 @@ class Explorer:
         for lines in self._lines.values():
             for line in lines:
                 line.axes.draw_artist(line)
-        self.image.value = _png(self._canvas)
+        self._store()
 
     def _states(self, layer, direction):
         states = self.trace.stack("h", layer, direction)
         return states[:, 0] if self.trace.batched else states  # the first sequence of a batch
+
+
+def _copy(hx):
+    """A detached copy of hx: None, a tensor, or LSTM's (h_0, c_0)."""
+    if isinstance(hx, tuple):
+        return tuple(h.detach().clone() for h in hx)
+    return None if hx is None else hx.detach().clone()
+
+
+def _targets(tensors, controls):
+    """Map each control name ('weight_hh_l0[0,1]') to the tensor and index its slider sets."""
+    if controls is None:
+        controls = [name for name in tensors if name != "input"]
+    if isinstance(controls, str):
+        controls = [controls]
+    targets = {}
+    for spec in controls:
+        match = CONTROL_NAME.fullmatch(str(spec).replace(" ", ""))
+        if not match or match["tensor"] not in tensors:
+            raise ValueError(
+                f"explore: no control named {spec!r}. Choose from {', '.join(tensors)}, "
+                "optionally with an index such as 'weight_hh_l0[0,1]'."
+            )
+        tensor = tensors[match["tensor"]]
+        if match["index"] is None:
+            indices = list(itertools.product(*(range(size) for size in tensor.shape)))
+        else:
+            indices = [tuple(int(i) for i in match["index"].split(","))]
+        for index in indices:
+            if len(index) != tensor.dim() or any(not 0 <= i < s for i, s in zip(index, tensor.shape, strict=False)):
+                raise ValueError(
+                    f"explore: {spec!r} is outside {match['tensor']}, which has shape {tuple(tensor.shape)}."
+                )
+            targets[f"{match['tensor']}[{','.join(map(str, index))}]"] = (tensor, index)
+    if len(targets) > MAX_CONTROLS:
+        raise ValueError(
+            f"explore: that makes {len(targets)} sliders, more than {MAX_CONTROLS} is too many to "
+            "use. Choose some with controls=, e.g. controls=['weight_hh_l0'] or "
+            "['weight_ih_l0[0,1]', 'bias_hh_l0[0]']."
+        )
+    return targets
 
 
 @student_facing
@@ -277,7 +302,7 @@ def panel(figure, controls, update):
     return Panel(figure, controls, update)
 
 
-class Panel:
+class Panel(_Picture):
     """A figure drawn off screen, the controls that change it, and the image they update."""
 
     @student_facing
@@ -292,38 +317,22 @@ class Panel:
             raise TypeError("panel: controls must be a dict from names to ipywidgets with a value, e.g. sliders.")
         if not callable(update):
             raise TypeError(f"panel: update must be a function of the controls' values, not {type(update).__name__}.")
-        self.figure, self.controls, self._update = figure, dict(controls), update
-        self._canvas = FigureCanvasAgg(figure)
-        self.image = widgets.Image(format="png", layout=widgets.Layout(width=f"{self._canvas.get_width_height()[0]}px"))
-        self.status = widgets.HTML()  # errors raised by update appear here
-        self.last_error = None  # the exception of the last failed update, also shown in the widget
-        self._draw()  # a mistake in update fails here, in the cell that made the panel
-        for control in self.controls.values():
-            control.observe(functools.partial(self._on_change, _EchoGuard(control)), names="value")
+        super().__init__(figure)
+        self.controls, self._update = dict(controls), update
+        self._apply()  # a mistake in update fails here, in the cell that made the panel
+        self._follow()
         self.widget = widgets.VBox([widgets.HBox(list(self.controls.values())), self.image, self.status])
 
     def __repr__(self):
         return f"Panel({len(self.controls)} controls: {', '.join(self.controls)})"
-
-    _repr_mimebundle_ = _show_widget
 
     @property
     def values(self):
         """The controls' current values, by name."""
         return {name: control.value for name, control in self.controls.items()}
 
-    def _draw(self):
-        """Let update change the figure, then store its PNG."""
+    def _apply(self, name=None, value=None):
+        """Let update change the figure from every control's value, then store its PNG."""
         self._update(**self.values)
         self._canvas.draw()
-        self.image.value = _png(self._canvas)
-
-    def _on_change(self, echoes, change):
-        """Redraw (unless the change is a stale echo); show any error beside the plot."""
-        if echoes.is_stale(change["new"]):
-            return
-        try:
-            self._draw()
-            self.last_error, self.status.value = None, ""
-        except Exception as error:
-            self.last_error, self.status.value = error, _error_html(error)
+        self._store()
