@@ -5,13 +5,16 @@ plots in notebooks and the redrawn plot of `helpers.widgets.explore` (which upda
 returned artists in place). Introduced in notebooks/01_scalar_rnn.ipynb.
 """
 
+from dataclasses import dataclass
+
 import matplotlib
 import numpy as np
 import torch
-from matplotlib.patches import Rectangle
+from matplotlib.patches import FancyArrowPatch, FancyBboxPatch, Rectangle
 from matplotlib.ticker import MaxNLocator
 
 from helpers._validate import student_facing
+from helpers.graph import depends_on
 from helpers.unroll import GATES
 
 # Okabe & Ito's palette: its colours stay distinct under every common colour-vision deficiency.
@@ -119,57 +122,129 @@ def layer_grid(axes, trace, batch=0, label="h", ylim=(-1.05, 1.05)):
 
 
 @student_facing
-def draw_unrolled(num_layers=1, bidirectional=False, seq_len=4, ax=None, highlight=None):
-    """Draw the unrolled computation graph of an nn.RNN; returns the artists by role.
+def draw_unrolled(ax, num_layers=1, bidirectional=False, seq_len=4, highlight=None):
+    """Draw the unrolled computation graph of an nn.RNN on `ax`; returns the artists by role.
 
     One box per cell (layer, direction, time step); arrows for the recurrence (forward left to
     right, backward right to left); for a bidirectional layer, a ⊕ node per time step where
     [forward_t, backward_t] are concatenated and passed to both directions of the next layer;
     the inputs below, `output[t]` above and every `h_n[layer * D + direction]` beside the cell
     it comes from. Time steps are numbered from 1 in the boxes (h_1 is `output[0]`).
+    `unrolled_size(...)` gives a figure size that fits it.
 
-    `highlight` marks what one result depends on: ("output", t), ("h_n", index) or
-    ("cell", layer, direction, t), with t a Python index (0 to seq_len - 1). The returned
-    dict has "cells" {(layer, direction, t): patch}, "inputs" {t: patch}, "arrows" (list),
-    "labels" {text: Text} and "depends_on" (the highlighted cells and input indices).
+    `highlight` marks what one result depends on (helpers.graph.depends_on): ("output", t),
+    ("h_n", index) or ("cell", layer, direction, t), with t a Python index (0 to seq_len - 1).
+    The returned dict has "cells" {(layer, direction, t): patch}, "inputs" {t: patch}, "arrows"
+    (list), "labels" {text: Text} and "depends_on" (the highlighted cells and input indices).
     Introduced in notebooks/04_bidirectional.ipynb.
     """
-    import matplotlib.pyplot as plt
-    from matplotlib.patches import FancyArrowPatch, FancyBboxPatch
+    grid = _Grid(num_layers, 2 if bidirectional else 1, seq_len)
+    needed = None if highlight is None else depends_on(highlight, num_layers, grid.directions, seq_len)
+    pen = _Pen(ax, needed)
+    artists = {"cells": {}, "inputs": {}, "arrows": pen.arrows, "labels": {}, "depends_on": needed or (set(), set())}
+    for t in range(seq_len):
+        artists["inputs"][t] = pen.box((grid.x(t), 0), f"$x_{{{t + 1}}}$", pen.is_lit(input_step=t), height=0.45)
+    for layer in range(num_layers):
+        for direction in range(grid.directions):
+            for t in range(seq_len):
+                artists["cells"][layer, direction, t] = _draw_cell(pen, grid, (layer, direction, t))
+            text = f"h_n[{layer * grid.directions + direction}]"
+            artists["labels"][text] = _label(ax, grid.h_n_position(layer, direction), text, direction)
+        if bidirectional:
+            for t in range(seq_len):
+                _draw_concatenation(pen, grid, layer, t)
+    for t in range(seq_len):
+        artists["labels"][f"output[{t}]"] = _label(ax, (grid.x(t), grid.top), f"output[{t}]")
+    ax.set_xlim(-2.4, grid.x(seq_len - 1) + 2.4)
+    ax.set_ylim(-0.4, grid.top + 0.3)
+    ax.set_aspect("equal")
+    ax.axis("off")
+    return artists
 
-    directions = 2 if bidirectional else 1
-    spacing, width, height = 1.7, 0.8, 0.55  # column spacing and cell size, in data units
-    band = 2.7 if bidirectional else 1.3  # height of one layer: its rows (and the ⊕ row)
-    if ax is None:
-        _, ax = plt.subplots(figsize=(2.9 + 1.15 * seq_len, 1.0 + 1.05 * band * num_layers))
-    cells_needed, inputs_needed = _dependencies(num_layers, directions, seq_len, highlight)
-    artists = {"cells": {}, "inputs": {}, "arrows": [], "labels": {}, "depends_on": (cells_needed, inputs_needed)}
-    lit = PALETTE[1]  # orange: what the highlighted result depends on
 
-    def row_y(layer, direction):
-        return 1.3 + layer * band + direction * 0.95
+def unrolled_size(num_layers=1, bidirectional=False, seq_len=4):
+    """(width, height) in inches of a figure that fits draw_unrolled's graph at readable size."""
+    band = _Grid(num_layers, 2 if bidirectional else 1, seq_len).band
+    return (2.9 + 1.15 * seq_len, 1.0 + 1.05 * band * num_layers)
 
-    def plus_y(layer):
-        return row_y(layer, 1) + 0.9
 
-    def box(x, y, text, is_lit, box_height=height):
-        face = "#DCEBF7" if highlight is None else (lit if is_lit else "#F2F2F2")
+@dataclass(frozen=True)
+class _Grid:
+    """Where draw_unrolled puts things, in data units: a column per time step, rows by layer and direction."""
+
+    num_layers: int
+    directions: int
+    seq_len: int
+    spacing = 1.7  # between time steps
+    width, height = 0.8, 0.55  # of a cell's box
+
+    @property
+    def band(self):
+        """The height of one layer: its rows (and, bidirectional, the ⊕ row)."""
+        return 2.7 if self.directions == 2 else 1.3
+
+    def x(self, t):
+        return t * self.spacing
+
+    def y(self, layer, direction):
+        return 1.3 + layer * self.band + direction * 0.95
+
+    def plus_y(self, layer):
+        """The row of ⊕ nodes above a bidirectional layer."""
+        return self.y(layer, 1) + 0.9
+
+    @property
+    def top(self):
+        """Where the output labels go, above the top layer."""
+        last = self.num_layers - 1
+        return (self.plus_y(last) if self.directions == 2 else self.y(last, 0)) + 0.6
+
+    def source(self, layer, t):
+        """Where the arrow into a cell at (layer, t) starts: x_t's box, the ⊕ below, or the cell below."""
+        if layer == 0:
+            return (self.x(t), 0.225)
+        if self.directions == 2:
+            return (self.x(t), self.plus_y(layer - 1) + 0.15)
+        return (self.x(t), self.y(layer - 1, 0) + self.height / 2)
+
+    def h_n_position(self, layer, direction):
+        """Beside the cell h_n's row comes from (the backward run ends at t = 0), outside the curves."""
+        final_t = 0 if direction else self.seq_len - 1
+        return (self.x(final_t) + (-1 if direction else 1) * (self.width / 2 + 0.55), self.y(layer, direction))
+
+
+class _Pen:
+    """Boxes and arrows on one Axes, coloured by whether they lie on the highlighted path."""
+
+    LIT, PLAIN, FADED = PALETTE[1], "#DCEBF7", "#F2F2F2"  # orange: what the highlighted result depends on
+
+    def __init__(self, ax, lit):
+        self.ax, self.lit, self.arrows = ax, lit, []  # lit: (cells, input steps), or None without a highlight
+
+    def is_lit(self, cell=None, input_step=None):
+        """Whether a cell (or an input step) is one the highlighted result depends on."""
+        if self.lit is None:
+            return False
+        return cell in self.lit[0] if cell is not None else input_step in self.lit[1]
+
+    def box(self, xy, text, is_lit, height=_Grid.height):
+        face = self.PLAIN if self.lit is None else (self.LIT if is_lit else self.FADED)
+        width = _Grid.width
         patch = FancyBboxPatch(
-            (x - width / 2, y - box_height / 2),
+            (xy[0] - width / 2, xy[1] - height / 2),
             width,
-            box_height,
+            height,
             boxstyle="round,pad=0.04",
             facecolor=face,
             edgecolor="0.3",
             linewidth=1,
             zorder=2,
         )
-        ax.add_patch(patch)
-        ax.text(x, y, text, ha="center", va="center", fontsize=10, zorder=3)
+        self.ax.add_patch(patch)
+        self.ax.text(*xy, text, ha="center", va="center", fontsize=10, zorder=3)
         return patch
 
-    def arrow(start, end, is_lit, bend=0.0, head=True):
-        strong = highlight is not None and is_lit
+    def arrow(self, start, end, is_lit, bend=0.0, head=True):
         patch = FancyArrowPatch(
             start,
             end,
@@ -179,122 +254,48 @@ def draw_unrolled(num_layers=1, bidirectional=False, seq_len=4, ax=None, highlig
             shrinkA=1,
             shrinkB=1,
             zorder=1,
-            color=lit if strong else "0.55",
-            linewidth=1.8 if strong else 0.9,
+            color=self.LIT if is_lit else "0.55",
+            linewidth=1.8 if is_lit else 0.9,
         )
-        ax.add_patch(patch)
-        artists["arrows"].append(patch)
-
-    side = width / 2 + 0.05  # just outside a box: curved arrows pass beside the boxes they skip
-    for t in range(seq_len):
-        artists["inputs"][t] = box(t * spacing, 0, f"$x_{{{t + 1}}}$", t in inputs_needed, box_height=0.45)
-    for layer in range(num_layers):
-        for direction in range(directions):
-            y = row_y(layer, direction)
-            symbol = r"\overleftarrow{h}" if direction else r"\overrightarrow{h}"
-            for t in range(seq_len):
-                x, key = t * spacing, (layer, direction, t)
-                needed = key in cells_needed
-                artists["cells"][key] = box(x, y, f"${symbol}^{{({layer})}}_{{{t + 1}}}$", needed)
-                previous = t - 1 if direction == 0 else t + 1  # the step whose state this one reads
-                if 0 <= previous < seq_len:
-                    gap = width / 2 if direction == 0 else -width / 2
-                    arrow(
-                        (previous * spacing + gap, y),
-                        (x - gap, y),
-                        needed and (layer, direction, previous) in cells_needed,
-                    )
-                # What this cell reads at time t: x_t, or the layer below (its ⊕ when bidirectional).
-                if layer == 0:
-                    source, source_needed = (x, 0.225), t in inputs_needed
-                elif bidirectional:
-                    source, source_needed = (x, plus_y(layer - 1) + 0.15), needed
-                else:
-                    source, source_needed = (x, row_y(layer - 1, 0) + height / 2), needed
-                if direction == 0:
-                    arrow(source, (x, y - height / 2), needed and source_needed)
-                else:  # around the forward box of the same step, on its right
-                    arrow((source[0] + 0.1, source[1]), (x + side, y), needed and source_needed, bend=0.3)
-            final_t = 0 if direction else seq_len - 1  # the backward run ends at t = 0
-            text = f"h_n[{layer * directions + direction}]"
-            artists["labels"][text] = ax.text(  # beside the cell it comes from, outside the curves
-                final_t * spacing + (-1 if direction else 1) * (width / 2 + 0.55),
-                y,
-                text,
-                ha="right" if direction else "left",
-                va="center",
-                fontsize=8,
-                family="monospace",
-                color="0.2",
-            )
-        if bidirectional:  # ⊕: the time-aligned [forward_t, backward_t] the next layer (or output) reads
-            for t in range(seq_len):
-                x, y = t * spacing, plus_y(layer)
-                used = {(layer, 0, t), (layer, 1, t)} <= cells_needed
-                ax.text(
-                    x,
-                    y,
-                    "⊕",
-                    ha="center",
-                    va="center",
-                    fontsize=13,
-                    zorder=3,
-                    color=lit if (highlight is not None and used) else "0.3",
-                )
-                arrow((x, row_y(layer, 1) + height / 2), (x, y - 0.15), used, head=False)
-                arrow((x - side, row_y(layer, 0)), (x - 0.1, y - 0.12), used, bend=-0.3, head=False)
-    top = (plus_y(num_layers - 1) if bidirectional else row_y(num_layers - 1, 0)) + 0.6
-    for t in range(seq_len):
-        artists["labels"][f"output[{t}]"] = ax.text(
-            t * spacing, top, f"output[{t}]", ha="center", va="center", fontsize=8, family="monospace", color="0.2"
-        )
-    ax.set_xlim(-2.4, (seq_len - 1) * spacing + 2.4)
-    ax.set_ylim(-0.4, top + 0.3)
-    ax.set_aspect("equal")
-    ax.axis("off")
-    return artists
+        self.ax.add_patch(patch)
+        self.arrows.append(patch)
 
 
-def _dependencies(num_layers, directions, seq_len, highlight):
-    """The cells and input steps that the highlighted result depends on (both empty if none)."""
-    if highlight is None:
-        return set(), set()
-    kind, *where = highlight
-    if kind == "output":
-        (t,) = where
-        todo = [(num_layers - 1, d, t) for d in range(directions)]
-    elif kind == "h_n":
-        (index,) = where
-        layer, direction = divmod(index, directions)
-        if not 0 <= layer < num_layers:
-            raise ValueError(f"h_n[{index}] does not exist: h_n has {num_layers * directions} rows.")
-        todo = [(layer, direction, 0 if direction else seq_len - 1)]
-    elif kind == "cell":
-        todo = [tuple(where)]
-    else:
-        raise ValueError(
-            f"highlight={highlight!r}: use ('output', t), ('h_n', index) or ('cell', layer, direction, t)."
-        )
-    for layer, direction, t in todo:
-        if not (0 <= layer < num_layers and 0 <= direction < directions and 0 <= t < seq_len):
-            raise ValueError(
-                f"highlight={highlight!r} is outside a graph of {num_layers} layer(s), "
-                f"{directions} direction(s) and {seq_len} steps (t counts from 0)."
-            )
-    cells, inputs = set(), set()
-    while todo:
-        layer, direction, t = todo.pop()
-        if (layer, direction, t) in cells:
-            continue
-        cells.add((layer, direction, t))
-        previous = t - 1 if direction == 0 else t + 1
-        if 0 <= previous < seq_len:
-            todo.append((layer, direction, previous))
-        if layer == 0:
-            inputs.add(t)
-        else:
-            todo.extend((layer - 1, d, t) for d in range(directions))
-    return cells, inputs
+def _draw_cell(pen, grid, cell):
+    """A cell's box, the arrow from its previous state and the arrow from what it reads below."""
+    layer, direction, t = cell
+    x, y = grid.x(t), grid.y(layer, direction)
+    needed = pen.is_lit(cell)
+    symbol = r"\overleftarrow{h}" if direction else r"\overrightarrow{h}"
+    patch = pen.box((x, y), f"${symbol}^{{({layer})}}_{{{t + 1}}}$", needed)
+    previous = t - 1 if direction == 0 else t + 1  # the step whose state this one reads
+    if 0 <= previous < grid.seq_len:
+        gap = grid.width / 2 if direction == 0 else -grid.width / 2
+        pen.arrow((grid.x(previous) + gap, y), (x - gap, y), needed and pen.is_lit((layer, direction, previous)))
+    source = grid.source(layer, t)
+    source_lit = needed and (pen.is_lit(input_step=t) if layer == 0 else True)
+    if direction == 0:
+        pen.arrow(source, (x, y - grid.height / 2), source_lit)
+    else:  # around the forward box of the same step, on its right
+        side = grid.width / 2 + 0.05  # just outside a box: curved arrows pass beside the boxes they skip
+        pen.arrow((source[0] + 0.1, source[1]), (x + side, y), source_lit, bend=0.3)
+    return patch
+
+
+def _draw_concatenation(pen, grid, layer, t):
+    """⊕: the time-aligned [forward_t, backward_t] the next layer (or output) reads."""
+    x, y = grid.x(t), grid.plus_y(layer)
+    used = pen.is_lit((layer, 0, t)) and pen.is_lit((layer, 1, t))
+    pen.ax.text(x, y, "⊕", ha="center", va="center", fontsize=13, zorder=3, color=pen.LIT if used else "0.3")
+    pen.arrow((x, grid.y(layer, 1) + grid.height / 2), (x, y - 0.15), used, head=False)
+    side = grid.width / 2 + 0.05
+    pen.arrow((x - side, grid.y(layer, 0)), (x - 0.1, y - 0.12), used, bend=-0.3, head=False)
+
+
+def _label(ax, xy, text, direction=None):
+    """A small monospace name of a result: output[t] centred, h_n[k] beside its cell (direction 0 or 1)."""
+    ha = "center" if direction is None else ("right" if direction else "left")
+    return ax.text(*xy, text, ha=ha, va="center", fontsize=8, family="monospace", color="0.2")
 
 
 @student_facing

@@ -64,7 +64,7 @@ def test_a_batch_of_states_must_be_narrowed_to_one_sequence_first():
 
 def test_draw_unrolled_has_a_box_per_cell_and_input_and_every_readout_label():
     """2 layers x 2 directions x 3 steps: 12 cells, 3 inputs, output[0..2] and h_n[0..3]."""
-    drawn = plots.draw_unrolled(num_layers=2, bidirectional=True, seq_len=3, ax=axes()[0][0])
+    drawn = plots.draw_unrolled(axes()[0][0], num_layers=2, bidirectional=True, seq_len=3)
     assert set(drawn["cells"]) == {(layer, d, t) for layer in range(2) for d in range(2) for t in range(3)}
     assert set(drawn["inputs"]) == {0, 1, 2}
     assert {f"output[{t}]" for t in range(3)} | {f"h_n[{k}]" for k in range(4)} == set(drawn["labels"])
@@ -72,7 +72,7 @@ def test_draw_unrolled_has_a_box_per_cell_and_input_and_every_readout_label():
 
 def test_draw_unrolled_places_the_backward_final_state_at_the_first_step():
     """h_n[1] (layer 0, backward) is labelled beside t = 0; h_n[0] (forward) beside t = T-1."""
-    drawn = plots.draw_unrolled(num_layers=1, bidirectional=True, seq_len=5, ax=axes()[0][0])
+    drawn = plots.draw_unrolled(axes()[0][0], num_layers=1, bidirectional=True, seq_len=5)
     backward_x, forward_x = drawn["labels"]["h_n[1]"].get_position()[0], drawn["labels"]["h_n[0]"].get_position()[0]
     first_cell = drawn["cells"][0, 1, 0].get_x()
     last_cell = drawn["cells"][0, 0, 4].get_x()
@@ -96,7 +96,7 @@ def test_draw_unrolled_highlights_exactly_what_a_result_depends_on(
     num_layers, bidirectional, highlight, inputs_seen, cells
 ):
     """The highlighted cells and inputs are the result's dependencies, no more, no fewer."""
-    drawn = plots.draw_unrolled(num_layers, bidirectional, seq_len=5, ax=axes()[0][0], highlight=highlight)
+    drawn = plots.draw_unrolled(axes()[0][0], num_layers, bidirectional, seq_len=5, highlight=highlight)
     assert drawn["depends_on"] == (cells, inputs_seen)
     lit = {key for key, patch in drawn["cells"].items() if matplotlib.colors.to_hex(patch.get_facecolor()) == "#e69f00"}
     assert lit == cells
@@ -105,9 +105,9 @@ def test_draw_unrolled_highlights_exactly_what_a_result_depends_on(
 def test_draw_unrolled_explains_a_highlight_that_does_not_exist():
     """h_n[4] of a 2-row h_n, or an unknown kind, is refused with what exists."""
     with pytest.raises(ValueError, match=r"h_n\[4\] does not exist: h_n has 2 rows"):
-        plots.draw_unrolled(1, True, 3, ax=axes()[0][0], highlight=("h_n", 4))
+        plots.draw_unrolled(axes()[0][0], 1, True, 3, highlight=("h_n", 4))
     with pytest.raises(ValueError, match=r"use \('output', t\)"):
-        plots.draw_unrolled(1, False, 3, ax=axes()[0][0], highlight=("input", 0))
+        plots.draw_unrolled(axes()[0][0], 1, False, 3, highlight=("input", 0))
 
 
 def test_gate_heatmaps_draw_each_lstm_gate_on_its_scale_and_fade_the_others():
