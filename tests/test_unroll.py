@@ -174,18 +174,9 @@ def test_unroll_uses_neither_torch_kernels_nor_the_module_forward(monkeypatch):
 # --- the trace ---------------------------------------------------------------------------------
 
 
-def hand_module():
-    """The 1 -> 1 RNN of notebook 01: W_ih = 0.5, W_hh = -1.0, no bias."""
-    module = nn.RNN(1, 1, bias=False)
-    with torch.no_grad():
-        module.weight_ih_l0.fill_(0.5)
-        module.weight_hh_l0.fill_(-1.0)
-    return module
-
-
-def test_trace_steps_follow_the_equation_written_out():
+def test_trace_steps_follow_the_equation_written_out(scalar_rnn):
     """Each step is h = tanh(x W_ih^T + h_prev W_hh^T), starting from h_0 = 0."""
-    module = hand_module()
+    module = scalar_rnn
     steps = trace(module, torch.tensor([[1.0], [2.0], [3.0]])).steps
     h_prev = 0.0
     for t, (step, x) in enumerate(zip(steps, [1.0, 2.0, 3.0], strict=True)):
@@ -245,9 +236,9 @@ def test_trace_of_unbatched_input_has_no_batch_dimension():
     assert result.stack("h").shape == (5, 2)
 
 
-def test_trace_table_lists_the_steps_in_the_order_they_ran():
+def test_trace_table_lists_the_steps_in_the_order_they_ran(scalar_rnn):
     """The table of notebook 01's example: steps counted from 1, as in the equations."""
-    table = trace(hand_module(), torch.tensor([[1.0], [2.0], [3.0]])).table()
+    table = trace(scalar_rnn, torch.tensor([[1.0], [2.0], [3.0]])).table()
     assert table.splitlines() == [
         "t     x_t  h_prev  pre-activation     h_t",
         "1  1.0000  0.0000          0.5000  0.4621",

@@ -13,29 +13,19 @@ from torch import nn
 import helpers
 from helpers.widgets import explore
 
-
-def scalar_rnn():
-    """Notebook 01's layer: W_ih = 0.5, W_hh = -1.0, no bias."""
-    module = nn.RNN(1, 1, bias=False)
-    with torch.no_grad():
-        module.weight_ih_l0.fill_(0.5)
-        module.weight_hh_l0.fill_(-1.0)
-    return module
-
-
 PULSE = torch.tensor([1.0, 0, 0, 0, 0, 0]).reshape(6, 1, 1)
 
 
-def test_every_weight_of_a_small_module_gets_a_named_slider():
+def test_every_weight_of_a_small_module_gets_a_named_slider(scalar_rnn):
     """A 1 -> 1 RNN without bias has two scalar weights, so two sliders at their values."""
-    explorer = explore(scalar_rnn(), PULSE)
+    explorer = explore(scalar_rnn, PULSE)
     assert list(explorer.controls) == ["weight_ih_l0[0,0]", "weight_hh_l0[0,0]"]
     assert explorer.controls["weight_hh_l0[0,0]"].value == -1.0
 
 
-def test_moving_a_slider_recomputes_the_copy_and_redraws_the_same_figure():
+def test_moving_a_slider_recomputes_the_copy_and_redraws_the_same_figure(scalar_rnn):
     """The copy's weight changes, the trace equals unroll of the copy, the image is new."""
-    original = scalar_rnn()
+    original = scalar_rnn
     explorer = explore(original, PULSE)
     figure, lines, before = explorer.figure, explorer._lines[0, 0], explorer.image.value
     explorer.controls["weight_hh_l0[0,0]"].value = 0.5
@@ -46,10 +36,10 @@ def test_moving_a_slider_recomputes_the_copy_and_redraws_the_same_figure():
     assert explorer.image.value != before and bytes(explorer.image.value).startswith(b"\x89PNG")
 
 
-def test_input_values_can_have_sliders_too():
+def test_input_values_can_have_sliders_too(scalar_rnn):
     """'input[1,0,0]' sets the second input value; the original input is untouched."""
     pulse = PULSE.clone()
-    explorer = explore(scalar_rnn(), pulse, controls=["input[1,0,0]", "weight_hh_l0"])
+    explorer = explore(scalar_rnn, pulse, controls=["input[1,0,0]", "weight_hh_l0"])
     assert list(explorer.controls) == ["input[1,0,0]", "weight_hh_l0[0,0]"]
     explorer.controls["input[1,0,0]"].value = 1.0
     assert explorer.input[1, 0, 0] == 1.0 and pulse[1, 0, 0] == 0.0
@@ -71,15 +61,15 @@ def test_too_many_or_unknown_controls_are_explained(controls, message):
         explore(nn.RNN(3, 4), torch.zeros(5, 1, 3), controls=controls)
 
 
-def test_bad_module_or_input_fails_at_once_with_unroll_s_message():
+def test_bad_module_or_input_fails_at_once_with_unroll_s_message(scalar_rnn):
     """explore validates through helpers.trace, so students get the same clear errors."""
     with pytest.raises(ValueError, match="input_size=1"):
-        explore(scalar_rnn(), torch.zeros(6, 1, 2))
+        explore(scalar_rnn, torch.zeros(6, 1, 2))
 
 
-def test_an_error_inside_a_slider_callback_is_shown_not_swallowed(monkeypatch):
+def test_an_error_inside_a_slider_callback_is_shown_not_swallowed(scalar_rnn, monkeypatch):
     """If re-computing fails, the widget's status line names the error and the explorer keeps it."""
-    explorer = explore(scalar_rnn(), PULSE)
+    explorer = explore(scalar_rnn, PULSE)
 
     def broken(*args, **kwargs):
         raise RuntimeError("something went wrong")
@@ -134,16 +124,16 @@ def test_stacked_bidirectional_modules_get_one_axes_per_layer_and_direction():
     assert list(ydata) == pytest.approx(explorer.trace.stack("h", 1, 1)[:, 0, 0].tolist())
 
 
-def test_it_displays_as_the_widget_with_a_short_stable_text_form():
+def test_it_displays_as_the_widget_with_a_short_stable_text_form(scalar_rnn):
     """The notebook gets the widget view; the text/plain that nbval compares is the short repr."""
-    bundle = explore(scalar_rnn(), PULSE)._repr_mimebundle_()
+    bundle = explore(scalar_rnn, PULSE)._repr_mimebundle_()
     assert "application/vnd.jupyter.widget-view+json" in bundle
     assert bundle["text/plain"] == "Explorer(RNN(1, 1, bias=False), 2 controls: weight_ih_l0[0,0], weight_hh_l0[0,0])"
 
 
-def test_late_browser_echoes_of_older_values_do_not_undo_the_newest_value():
+def test_late_browser_echoes_of_older_values_do_not_undo_the_newest_value(scalar_rnn):
     """Code sets -0.9, 0.9, 1.5; the browser's snapped echoes of the first two arrive later."""
-    explorer = explore(scalar_rnn(), PULSE)
+    explorer = explore(scalar_rnn, PULSE)
     slider = explorer.controls["weight_hh_l0[0,0]"]
     for value in (-0.9, 0.9, 1.5):
         slider.value = value

@@ -6,7 +6,7 @@ from torch import nn
 from helpers.exercise_types import CodeExercise, CodeMistake, Exercise, Mistake
 
 
-def _hand_rnn():
+def hand_rnn():
     """The notebook's layer: w_ih = 0.5, w_hh = -1, no bias."""
     rnn = nn.RNN(1, 1, bias=False)
     with torch.no_grad():
@@ -24,7 +24,7 @@ def _h(inputs, w_hh=-1.0, activation=torch.tanh):
 
 
 def _shapes(seq_len):
-    output, h_n = _hand_rnn()(torch.zeros(seq_len, 1, 1))
+    output, h_n = hand_rnn()(torch.zeros(seq_len, 1, 1))
     return tuple(output.shape), tuple(h_n.shape)
 
 
@@ -85,7 +85,7 @@ EXERCISES = [
     Exercise(
         key="01.h_4",
         question="h_4 for x = (1, 2, 3, 4), w_ih = 0.5, w_hh = -1, h_0 = 0",
-        solution=lambda: _hand_rnn()(torch.tensor([1.0, 2.0, 3.0, 4.0]).reshape(4, 1, 1))[1].item(),
+        solution=lambda: hand_rnn()(torch.tensor([1.0, 2.0, 3.0, 4.0]).reshape(4, 1, 1))[1].item(),
         explanation="a_4 = 0.5 * 4 - h_3 = 2 - 0.7652 = 1.2348, and h_4 = tanh(1.2348) = 0.8440.",
         mistakes=(
             Mistake(lambda: 2.0 - _h([1, 2, 3]), "That is the pre-activation a_4: apply tanh to it."),
