@@ -125,10 +125,13 @@ class _Picture:
         self.image.value = _png(self._canvas)
 
     def _repr_mimebundle_(self, **kwargs):
-        """Display as self.widget; the text form is the short repr (stable, for nbval)."""
-        bundle = self.widget._repr_mimebundle_(**kwargs)
-        bundle["text/plain"] = repr(self)
-        return bundle
+        """Display as self.widget; the text form is the short repr (stable, for nbval).
+
+        The bundle is the one ipywidgets 8 returns for a widget (and ipywidgets 7 sends from
+        _ipython_display_, as it has no _repr_mimebundle_), so either version shows the widget.
+        """
+        view = {"version_major": 2, "version_minor": 0, "model_id": self.widget.model_id}
+        return {"text/plain": repr(self), "application/vnd.jupyter.widget-view+json": view}
 
 
 @student_facing
