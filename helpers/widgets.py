@@ -15,16 +15,17 @@ import collections
 import copy
 import functools
 import html
-import io
 import itertools
 import math
 import re
+import struct
+import zlib
 
 import ipywidgets as widgets
+import numpy as np
 import torch
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
-from PIL import Image as PILImage
 from torch.nn.utils.rnn import PackedSequence
 
 from helpers import plots
@@ -36,12 +37,28 @@ CONTROL_NAME = re.compile(r"(?P<tensor>\w+)(\[(?P<index>[\d, ]+)\])?")
 
 
 def _png(canvas):
-    """The canvas as PNG bytes; light compression, since speed matters more than size here."""
-    width, height = canvas.get_width_height()
-    picture = PILImage.frombuffer("RGBA", (width, height), canvas.buffer_rgba(), "raw", "RGBA", 0, 1)
-    buffer = io.BytesIO()
-    picture.save(buffer, format="png", compress_level=1)
-    return buffer.getvalue()
+    """The canvas as PNG bytes, encoded for speed: unfiltered rows, zlib's fastest level.
+
+    A plot is mostly flat colour, which deflate compresses well without PNG's row filters; this
+    takes about half the time of Pillow's PNG encoder (at compress_level=1) for the explorer's
+    600×320 picture, with the same pixels (benchmarks/widgets.py times the whole change).
+    Opaque pictures (every figure's default) are stored as RGB, others keep their alpha.
+    """
+    rgba = np.asarray(canvas.buffer_rgba())  # (height, width, 4), uint8
+    height, width, _ = rgba.shape
+    opaque = bool((rgba[:, :, 3] == 255).all())
+    pixels = rgba[:, :, :3] if opaque else rgba
+    rows = np.zeros((height, 1 + pixels.shape[2] * width), np.uint8)  # each row: filter 0 (none), then its pixels
+    rows[:, 1:] = pixels.reshape(height, -1)
+    header = struct.pack(">IIBBBBB", width, height, 8, 2 if opaque else 6, 0, 0, 0)  # 8 bits, RGB or RGBA
+    return (
+        b"\x89PNG\r\n\x1a\n" + _chunk(b"IHDR", header) + _chunk(b"IDAT", zlib.compress(rows, 1)) + _chunk(b"IEND", b"")
+    )
+
+
+def _chunk(kind, data):
+    """One PNG chunk: length, type, data, and the CRC of type and data."""
+    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
 
 
 def _error_html(error):

@@ -1,17 +1,21 @@
 """helpers.widgets: the explorer's sliders that set weights and redraw hidden states in place; panels."""
 
+import io
 import re
 import tracemalloc
 
 import ipywidgets
 import matplotlib.pyplot as plt
+import numpy as np
 import pytest
 import torch
+from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
+from PIL import Image
 from torch import nn
 
 import helpers
-from helpers.widgets import explore
+from helpers.widgets import _png, explore
 
 PULSE = torch.tensor([1.0, 0, 0, 0, 0, 0]).reshape(6, 1, 1)
 
@@ -269,3 +273,16 @@ def test_a_panel_undoes_late_browser_echoes_of_older_values_too():
     assert slope.value == 0.3 and list(line.get_ydata()) == [0, 0.3, 0.6]
     slope.set_state({"value": -0.5})  # a real move in the browser is taken as it is
     assert list(line.get_ydata()) == [0, -0.5, -1.0]
+
+
+@pytest.mark.parametrize("facecolor, mode", [("white", "RGB"), ((1, 1, 1, 0), "RGBA")])
+def test_the_png_holds_exactly_the_canvas_pixels(facecolor, mode):
+    """Decoded by Pillow, the explorer's fast PNG is the canvas pixel for pixel; a see-through figure keeps its alpha."""
+    figure = Figure(figsize=(3, 2), dpi=100, facecolor=facecolor)
+    figure.add_subplot().plot([0, 1, 0.5], color="#0072B2")
+    canvas = FigureCanvasAgg(figure)
+    canvas.draw()
+    decoded = Image.open(io.BytesIO(_png(canvas)))
+    assert decoded.mode == mode and decoded.size == (300, 200)
+    expected = np.asarray(canvas.buffer_rgba())[:, :, : len(mode)]
+    assert np.array_equal(np.asarray(decoded), expected)
