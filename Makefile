@@ -17,7 +17,7 @@ export PATH := $(CURDIR)/$(BIN):$(PATH)
 # JupyterLab refuses to run as root unless told; only then is the flag added.
 ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root)
 
-.PHONY: help setup lab restore test unit nbval lint execute parity bench test-browser slides handouts clean
+.PHONY: help setup lab restore test unit nbval lint execute parity bench compat test-browser slides handouts clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -98,9 +98,15 @@ $(SLIDES_NPM)/.installed: slides/package.json slides/package-lock.json
 parity: setup ## Measure the worst difference between helpers.unroll and torch over many modules
 	$(BIN)/python benchmarks/parity.py
 
-bench: setup ## Time a slider change to a new plot image (explorer vs a naive redraw), and the cells of the notebooks that train
+bench: setup ## Time a slider change: in the kernel (vs a naive redraw) and key press to picture in JupyterLab; the cells that train
 	MPLBACKEND=Agg $(BIN)/python benchmarks/widgets.py
+	@test -x /usr/bin/chromium || { apt-get update && apt-get install -y chromium; }
+	$(BIN)/python benchmarks/browser.py notebooks/01_scalar_rnn.ipynb notebooks/10_lstm.ipynb
 	$(BIN)/python benchmarks/notebook_cells.py notebooks/09_sequence_model.ipynb notebooks/13_text_to_predictions.ipynb
+
+# Throwaway venvs under build/compat/ (about 5 GB each while they exist): not part of make test.
+compat: setup ## Unit tests (must pass) and nbval (report only) on the oldest torch pyproject.toml accepts and the newest on PyPI
+	$(BIN)/python tools/compat.py
 
 clean: ## Remove the venv and caches (notebooks and sources are untouched)
 	rm -rf $(VENV) .pytest_cache .hypothesis .ruff_cache build *.egg-info

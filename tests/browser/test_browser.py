@@ -11,9 +11,11 @@ import io
 import json
 import os
 import re
+import secrets
 import socket
 import subprocess
 import sys
+import time
 import urllib.request
 from pathlib import Path
 
@@ -22,6 +24,9 @@ from PIL import Image, ImageChops
 from playwright.sync_api import expect
 
 ROOT = Path(__file__).resolve().parents[2]
+# slides/measure.py holds Debian's Chromium and its launch flags.
+sys.path.insert(0, str(ROOT / "slides"))
+from measure import CHROMIUM, CHROMIUM_FLAGS  # noqa: E402
 
 BUILD = ROOT / "build"
 SHOTS = BUILD / "browser"
@@ -137,6 +142,65 @@ def stop(server, url, token):
             return
         except subprocess.TimeoutExpired:
             continue
+
+
+@contextlib.contextmanager
+def jupyterlab(sandbox):
+    """JupyterLab on 127.0.0.1 with a random token, serving the repo root; yields (url, token, env).
+
+    Its log goes to build/browser/jupyterlab.log. Used by the browser tests (conftest.py's `lab`)
+    and by benchmarks/browser.py.
+    """
+    env = sandbox_env(sandbox)
+    write_settings(env["JUPYTER_CONFIG_DIR"])
+    url, token = f"http://127.0.0.1:{free_port()}", secrets.token_hex(24)
+    command = [
+        str(Path(sys.executable).parent / "jupyter-lab"),
+        "--no-browser",
+        "--ip=127.0.0.1",
+        f"--port={url.rsplit(':', 1)[1]}",
+        "--ServerApp.port_retries=0",  # the port in url, or fail
+        f"--IdentityProvider.token={token}",
+        f"--ServerApp.root_dir={ROOT}",
+        "--LabApp.expose_app_in_browser=True",  # window.jupyterapp: read cells and outputs from the model
+        # Opening a notebook writes a checkpoint; keep those out of notebooks/ (an absolute dir wins).
+        f"--FileCheckpoints.checkpoint_dir={env['HOME']}/checkpoints",
+    ]
+    if os.geteuid() == 0:
+        command.append("--allow-root")  # CI runs as root; JupyterLab refuses otherwise
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    with open(SHOTS / "jupyterlab.log", "w") as log:
+        server = subprocess.Popen(command, env=env, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
+        try:
+            deadline = time.monotonic() + 60
+            while True:
+                assert server.poll() is None, "JupyterLab exited; see build/browser/jupyterlab.log"
+                assert time.monotonic() < deadline, "JupyterLab did not answer in 60 s"
+                try:
+                    call(f"{url}/api/status", token)
+                    break
+                except OSError:
+                    time.sleep(0.25)
+            yield url, token, env
+        finally:
+            stop(server, url, token)
+
+
+@contextlib.contextmanager
+def chromium(playwright, sandbox, env):
+    """Debian's Chromium, headless, with a fresh profile in the sandbox; yields the browser context."""
+    context = playwright.chromium.launch_persistent_context(
+        str(sandbox / "chromium-profile"),
+        executable_path=CHROMIUM,
+        headless=True,
+        args=CHROMIUM_FLAGS,
+        env=env,  # the browser's HOME and TMPDIR are in the sandbox too
+        viewport={"width": 1400, "height": 1000},
+    )
+    try:
+        yield context
+    finally:
+        context.close()
 
 
 def menu(page, title, command):

@@ -1,0 +1,161 @@
+"""The time a student waits: slider key press to the new plot on screen, in JupyterLab (make bench).
+
+benchmarks/widgets.py times the kernel's part of a slider change. This script times what a
+student sees: it opens a notebook in JupyterLab in headless Chromium (the browser tests' sandboxed
+server, tests/browser), runs every cell, focuses the first slider of the notebook's first explorer
+and presses ArrowRight / ArrowLeft, one press at a time, waiting until each new picture is shown.
+Every time stamp is taken in the page, with performance.now():
+
+- key:      the keydown event reaches the page;
+- sent:     the first WebSocket message to the kernel after it (the slider's new value);
+- received: the first large message from the kernel after that (the new PNG; > 2 KB);
+- src:      the plot's <img> gets its new src;
+- shown:    the new image is decoded and the next frame after it is painted.
+
+Stages are reported as p50/p95 in ms over the timed presses, with the WebSocket messages and
+bytes each press causes in each direction.
+
+    python benchmarks/browser.py [notebooks/NN_name.ipynb ...]   (default: notebooks 01 and 10)
+"""
+
+import argparse
+import statistics
+import sys
+import tempfile
+from pathlib import Path
+
+from playwright.sync_api import sync_playwright
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tests" / "browser"))
+from test_browser import BUILD, IDLE, KERNEL_READY_JS, check_cells, chromium, jupyterlab, run_all  # noqa: E402
+
+NOTEBOOKS = ["notebooks/01_scalar_rnn.ipynb", "notebooks/10_lstm.ipynb"]
+WARM_UP, PRESSES = 5, 40
+IMAGE_BYTES = 2000  # a received message at least this large carries the new picture
+
+# Before any page script: time-stamp every WebSocket message, both ways, with its size.
+RECORD_JS = """
+window.__log = [];
+const size = data => typeof data === "string" ? data.length : (data.byteLength ?? data.size ?? 0);
+const send = WebSocket.prototype.send;
+WebSocket.prototype.send = function (data) {
+  window.__log.push({kind: "sent", t: performance.now(), bytes: size(data)});
+  return send.call(this, data);
+};
+const Native = window.WebSocket;
+window.WebSocket = class extends Native {
+  constructor(...args) {
+    super(...args);
+    this.addEventListener("message", e => window.__log.push({kind: "received", t: performance.now(), bytes: size(e.data)}));
+  }
+};
+document.addEventListener("keydown", () => window.__log.push({kind: "key", t: performance.now()}), true);
+"""
+
+# Watch the plot: when its src changes, note it, wait for the decode and the next painted frame.
+WATCH_JS = """img => {
+  window.__shown = [];
+  new MutationObserver(() => {
+    const src = performance.now();
+    img.decode().then(() => requestAnimationFrame(() => {
+      const channel = new MessageChannel();  // runs right after the frame is painted
+      channel.port1.onmessage = () => window.__shown.push({src, shown: performance.now()});
+      channel.port2.postMessage(null);
+    }));
+  }).observe(img, {attributes: true, attributeFilter: ["src"]});
+}"""
+
+
+def percentile(values, fraction):
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(fraction * (len(ordered) - 1)))]
+
+
+def one_press(page, key):
+    """Press key once and wait for the new picture; returns the stage times and message counts."""
+    page.evaluate("() => { window.__log = []; window.__shown = []; }")
+    page.keyboard.press(key)
+    page.wait_for_function("() => window.__shown.length > 0", timeout=30_000)
+    page.locator(IDLE).wait_for()
+    page.wait_for_timeout(150)  # late messages (the kernel's idle status) belong to this press
+    log, shown = page.evaluate("() => [window.__log, window.__shown]")
+    key_t = next(e["t"] for e in log if e["kind"] == "key")
+    sent = [e for e in log if e["kind"] == "sent" and e["t"] >= key_t]
+    received = [e for e in log if e["kind"] == "received" and e["t"] >= key_t]
+    image = next(e for e in received if e["bytes"] >= IMAGE_BYTES)
+    return {
+        "key → sent": sent[0]["t"] - key_t,
+        "sent → received": image["t"] - sent[0]["t"],
+        "received → src": shown[0]["src"] - image["t"],
+        "src → shown": shown[0]["shown"] - shown[0]["src"],
+        "key → shown": shown[0]["shown"] - key_t,
+        "messages": (len(sent), len(received)),
+        "bytes": (sum(e["bytes"] for e in sent), sum(e["bytes"] for e in received)),
+        "image bytes": image["bytes"],
+        "pictures": len(shown),
+    }
+
+
+def measure(context, url, token, notebook):
+    """Open the notebook, run it, and time PRESSES key presses on its first explorer's first slider."""
+    page = context.new_page()
+    page.set_default_timeout(60_000)
+    try:
+        page.add_init_script(RECORD_JS)
+        page.goto(f"{url}/lab/tree/{notebook}?reset&token={token}")
+        page.locator(IDLE).wait_for()
+        page.wait_for_function(KERNEL_READY_JS, arg=notebook)
+        check_cells(run_all(page, notebook))
+        explorer = (
+            page.locator(".jp-OutputArea-output")
+            .filter(has=page.locator(".widget-slider"))
+            .filter(has=page.locator("img.widget-image"))
+            .first
+        )
+        image = explorer.locator("img.widget-image").first
+        image.scroll_into_view_if_needed()
+        image.evaluate(WATCH_JS)
+        explorer.locator(".widget-slider .noUi-handle").first.focus()
+        presses = []
+        for k in range(WARM_UP + PRESSES):
+            result = one_press(page, "ArrowRight" if k % 4 < 2 else "ArrowLeft")
+            if k >= WARM_UP:
+                presses.append(result)
+        return presses
+    finally:
+        page.close()
+
+
+def report(notebook, presses):
+    print(f"\n{notebook}: {len(presses)} key presses after {WARM_UP} warm-up presses, one at a time")
+    print(f"  {'stage':<18}{'p50 ms':>8}{'p95 ms':>8}")
+    for stage in ("key → sent", "sent → received", "received → src", "src → shown", "key → shown"):
+        times = [p[stage] for p in presses]
+        print(f"  {stage:<18}{statistics.median(times):>8.1f}{percentile(times, 0.95):>8.1f}")
+    sent, received = (statistics.median(p["messages"][i] for p in presses) for i in (0, 1))
+    bytes_sent, bytes_received = (statistics.median(p["bytes"][i] for p in presses) for i in (0, 1))
+    print(
+        f"  per press (median): {sent:.0f} messages sent ({bytes_sent:.0f} B), {received:.0f} received ({bytes_received:.0f} B)"
+    )
+    print(
+        f"  PNG message: {statistics.median(p['image bytes'] for p in presses):.0f} B; pictures per press: "
+        f"{max(p['pictures'] for p in presses)} at most"
+    )
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("notebooks", nargs="*", default=NOTEBOOKS)
+    args = parser.parse_args()
+    BUILD.mkdir(exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix="bench-browser-", dir=BUILD) as folder:
+        sandbox = Path(folder)
+        with jupyterlab(sandbox) as (url, token, env), sync_playwright() as playwright:
+            with chromium(playwright, sandbox, env) as context:
+                for notebook in args.notebooks:
+                    report(notebook, measure(context, url, token, notebook))
+
+
+if __name__ == "__main__":
+    main()

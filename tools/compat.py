@@ -1,0 +1,155 @@
+"""make compat: helpers' tests on the oldest torch pyproject.toml accepts and on the newest on PyPI.
+
+Students often have a torch already (a lab machine, a hosted notebook service), and helpers should
+work with it rather than make them download another multi-GB build. For each of the two versions
+this script builds a throwaway venv under build/compat/, installs that torch with every other pin
+of requirements.txt and helpers itself, then
+
+- runs the unit tests (a failure here fails `make compat`), leaving out the one test that checks
+  the venv holds requirements.txt's torch, which a compat venv by design does not;
+- runs every notebook through strict nbval, only to report which stored outputs differ: they were
+  made with requirements.txt's torch, and another version may round a printed digit differently.
+
+The oldest version is read from pyproject.toml (`torch>=X`), the newest from the package index
+(`pip index versions torch`). PyPI's Linux torch wheels are CUDA builds of about 5 GB with their
+dependencies; they run on a CPU. The venvs are removed at the end unless --keep is given.
+
+    python tools/compat.py [--keep] [--torch VERSION ...]
+"""
+
+import argparse
+import re
+import shutil
+import subprocess
+import sys
+import time
+import tomllib
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+WORK = ROOT / "build" / "compat"
+# Checks that the venv is requirements.txt's; in a compat venv torch differs on purpose.
+PINNED_VENV_TEST = "tests/test_environment.py::test_the_installed_packages_are_the_pinned_ones"
+# nbval's names for the parts of an output, in words.
+OUTPUTS = {"stdout": "printed text", "evalue": "error message", "ename": "error type", "text/plain": "value"}
+NBVAL = ["--nbval", "--nbval-current-env", "--nbval-sanitize-with", "tests/nbval_sanitize.cfg"]
+
+
+def oldest_supported():
+    """X from pyproject.toml's `torch>=X`: the oldest torch helpers declare they support."""
+    dependencies = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]
+    for dependency in dependencies:
+        match = re.fullmatch(r"torch\s*>=\s*([0-9][0-9.]*)", dependency)
+        if match:
+            return match[1]
+    raise SystemExit(f"pyproject.toml declares no 'torch>=X' among {dependencies}")
+
+
+def newest_available():
+    """The newest torch release the package index offers (pre-releases and local builds left out)."""
+    listing = run([sys.executable, "-m", "pip", "index", "versions", "torch"], capture=True)
+    versions = re.search(r"Available versions: (.*)", listing)[1].split(", ")
+    return max((v for v in versions if re.fullmatch(r"[0-9]+(\.[0-9]+)*", v)), key=_release)
+
+
+def _release(version):
+    return tuple(int(part) for part in version.split("."))
+
+
+def run(command, capture=False, check=True, **kwargs):
+    """Run a command in the repository; return its output (stdout and stderr) when captured."""
+    done = subprocess.run(command, cwd=ROOT, text=True, capture_output=capture, **kwargs)
+    if check and done.returncode != 0:
+        sys.exit(f"failed ({done.returncode}): {' '.join(map(str, command))}\n{done.stdout or ''}{done.stderr or ''}")
+    return (done.stdout or "") + (done.stderr or "") if capture else done.returncode
+
+
+def build_venv(version):
+    """A venv with torch==version, requirements.txt's other pins and helpers; returns its python."""
+    venv = WORK / f"torch-{version}"
+    shutil.rmtree(venv, ignore_errors=True)
+    run([sys.executable, "-m", "venv", venv])
+    python = venv / "bin" / "python"
+    others = [line for line in (ROOT / "requirements.txt").read_text().splitlines() if not line.startswith("torch==")]
+    (venv / "requirements.txt").write_text("\n".join(others) + "\n")
+    # Captured: pip's notes on this machine's extra package folders would bury the summary (shown on failure).
+    run([python, "-m", "pip", "install", "--quiet", f"torch=={version}", "-r", venv / "requirements.txt"], capture=True)
+    run([python, "-m", "pip", "install", "--quiet", "--no-deps", "-e", "."], capture=True)
+    return python
+
+
+def unit_tests(python):
+    """(passed?, pytest's summary line) of the unit tests in this venv."""
+    command = [python, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--deselect", PINNED_VENV_TEST, "tests"]
+    output = run(command, capture=True, check=False)
+    passed = re.search(r"^=*\s*\d+ passed[^\n]*$", output, re.M)
+    failed = re.search(r"^=*\s*(\d+ failed|.*error)[^\n]*$", output, re.M)
+    if failed or not passed:
+        print(output[-4000:])
+    return not failed and bool(passed), (failed or passed or re.search(r".*\Z", output))[0].strip("= ")
+
+
+def notebook_cells(python):
+    """(cells passed, cells run, {differing cell: what differs}) of strict nbval over every notebook."""
+    notebooks = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+    command = [python, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--color=no", "-n", "2", "--dist", "loadfile"]
+    output = run(command + NBVAL + notebooks, capture=True, check=False)
+    differing = {}
+    # Each failure's report starts with a line "____ notebooks/NN_name.ipynb::Cell K ____".
+    for cell, report in re.findall(
+        r"^_+ (notebooks/\S+::Cell \d+) _+$(.*?)(?=^_+ |^=+ short test summary)", output, re.M | re.S
+    ):
+        kinds = sorted({OUTPUTS.get(kind, kind) for kind in re.findall(r"mismatch '([^']+)'", report)})
+        differing[cell] = ", ".join(f"{kind} differs" for kind in kinds) if kinds else "raised an error"
+    passed = int((re.search(r"(\d+) passed", output) or [0, 0])[1])
+    return passed, passed + len(differing), dict(sorted(differing.items(), key=lambda item: _cell_order(item[0])))
+
+
+def _cell_order(name):
+    notebook, cell = name.split("::Cell ")
+    return notebook, int(cell)
+
+
+def check(version):
+    """Build the venv, run both checks; returns a summary dict (and whether the unit tests passed)."""
+    print(f"\n== torch {version}: building build/compat/torch-{version} ...", flush=True)
+    start = time.monotonic()
+    python = build_venv(version)
+    installed = run([python, "-c", "import torch; print(torch.__version__)"], capture=True).strip()
+    built = time.monotonic()
+    ok, summary = unit_tests(python)
+    tested = time.monotonic()
+    passed, cells, differing = notebook_cells(python)
+    done = time.monotonic()
+    print(f"   installed torch {installed} in {built - start:.0f} s")
+    print(f"   unit tests: {summary} ({tested - built:.0f} s)")
+    print(f"   nbval (report only): {passed}/{cells} cells as stored ({done - tested:.0f} s)")
+    for cell, what in differing.items():
+        print(f"     differs: {cell}: {what}")
+    return {"version": installed, "ok": ok, "summary": summary, "cells": (passed, cells), "differing": differing}
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--torch", nargs="+", help="versions to check (default: pyproject's oldest and the newest)")
+    parser.add_argument("--keep", action="store_true", help="keep the venvs under build/compat/")
+    args = parser.parse_args()
+    versions = args.torch or [oldest_supported(), newest_available()]
+    start = time.monotonic()
+    results = []
+    try:
+        for version in versions:
+            results.append(check(version))
+    finally:
+        if not args.keep:
+            shutil.rmtree(WORK, ignore_errors=True)
+    print(f"\nmake compat: {time.monotonic() - start:.0f} s")
+    for r in results:
+        passed, cells = r["cells"]
+        print(f"  torch {r['version']:<14} unit: {r['summary']:<40} nbval: {passed}/{cells} as stored")
+    if not all(r["ok"] for r in results):
+        sys.exit("make compat: unit tests failed on " + ", ".join(r["version"] for r in results if not r["ok"]))
+
+
+if __name__ == "__main__":
+    main()
