@@ -10,7 +10,9 @@ Every time stamp is taken in the page, with performance.now():
 - sent:     the first WebSocket message to the kernel after it (the slider's new value);
 - received: the first large message from the kernel after that (the new PNG; > 2 KB);
 - src:      the plot's <img> gets its new src;
-- shown:    the new image is decoded and the next frame after it is painted.
+- shown:    the new image is decoded and the next frame after it is painted;
+- and, inside "sent → received", the kernel's own part: Explorer._apply (re-compute every state,
+  redraw the lines, encode the PNG, hand it to the Image widget), timed in the kernel.
 
 Stages are reported as p50/p95 in ms over the timed presses, with the WebSocket messages and
 bytes each press causes in each direction.
@@ -28,7 +30,7 @@ from playwright.sync_api import sync_playwright
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests" / "browser"))
-from test_browser import BUILD, IDLE, KERNEL_READY_JS, check_cells, chromium, jupyterlab, run_all  # noqa: E402
+from test_browser import BUILD, IDLE, KERNEL_READY_JS, PANEL_JS, check_cells, chromium, jupyterlab, run_all  # noqa: E402
 
 NOTEBOOKS = ["notebooks/01_scalar_rnn.ipynb", "notebooks/10_lstm.ipynb"]
 WARM_UP, PRESSES = 5, 40
@@ -65,6 +67,28 @@ WATCH_JS = """img => {
     }));
   }).observe(img, {attributes: true, attributeFilter: ["src"]});
 }"""
+
+
+# Run code in the notebook's kernel (not in a cell) and return what it printed.
+EXECUTE_JS = f"""async ([path, code]) => {{
+  const kernel = ({PANEL_JS}).sessionContext.session.kernel;
+  const future = kernel.requestExecute({{code, store_history: false}});
+  let printed = "";
+  future.onIOPub = msg => {{ if (msg.header.msg_type === "stream") printed += msg.content.text; }};
+  await future.done;
+  return printed;
+}}"""
+# In the kernel: time each Explorer._apply (re-compute, redraw, PNG, hand it to the Image widget).
+TIME_KERNEL = """
+import time as _bench_time, helpers.widgets as _bench_widgets
+_bench_apply, _bench_ms = _bench_widgets.Explorer._apply, []
+def _bench_timed(self, name, value):
+    start = _bench_time.perf_counter()
+    _bench_apply(self, name, value)
+    _bench_ms.append(1000 * (_bench_time.perf_counter() - start))
+_bench_widgets.Explorer._apply = _bench_timed
+"""
+READ_KERNEL = "print(*_bench_ms); _bench_widgets.Explorer._apply = _bench_apply"
 
 
 def percentile(values, fraction):
@@ -117,11 +141,16 @@ def measure(context, url, token, notebook):
         image.scroll_into_view_if_needed()
         image.evaluate(WATCH_JS)
         explorer.locator(".widget-slider .noUi-handle").first.focus()
+        page.evaluate(EXECUTE_JS, [notebook, TIME_KERNEL])
         presses = []
         for k in range(WARM_UP + PRESSES):
             result = one_press(page, "ArrowRight" if k % 4 < 2 else "ArrowLeft")
             if k >= WARM_UP:
                 presses.append(result)
+        kernel_ms = [float(ms) for ms in page.evaluate(EXECUTE_JS, [notebook, READ_KERNEL]).split()]
+        assert len(kernel_ms) == WARM_UP + PRESSES, f"{len(kernel_ms)} redraws for {WARM_UP + PRESSES} presses"
+        for press, ms in zip(presses, kernel_ms[WARM_UP:], strict=True):
+            press["in the kernel"] = ms
         return presses
     finally:
         page.close()
@@ -130,7 +159,8 @@ def measure(context, url, token, notebook):
 def report(notebook, presses):
     print(f"\n{notebook}: {len(presses)} key presses after {WARM_UP} warm-up presses, one at a time")
     print(f"  {'stage':<18}{'p50 ms':>8}{'p95 ms':>8}")
-    for stage in ("key → sent", "sent → received", "received → src", "src → shown", "key → shown"):
+    stages = ("key → sent", "sent → received", "in the kernel", "received → src", "src → shown", "key → shown")
+    for stage in stages:
         times = [p[stage] for p in presses]
         print(f"  {stage:<18}{statistics.median(times):>8.1f}{percentile(times, 0.95):>8.1f}")
     sent, received = (statistics.median(p["messages"][i] for p in presses) for i in (0, 1))
