@@ -21,6 +21,7 @@ bytes each press causes in each direction.
 """
 
 import argparse
+import os
 import statistics
 import sys
 import tempfile
@@ -156,8 +157,11 @@ def measure(context, url, token, notebook):
         page.close()
 
 
-def report(notebook, presses):
+def report(notebook, presses, load):
     print(f"\n{notebook}: {len(presses)} key presses after {WARM_UP} warm-up presses, one at a time")
+    print(
+        f"  load average before and after: {load[0]:.2f}, {load[1]:.2f} ({os.cpu_count()} CPUs; other work slows every stage)"
+    )
     print(f"  {'stage':<18}{'p50 ms':>8}{'p95 ms':>8}")
     stages = ("key → sent", "sent → received", "in the kernel", "received → src", "src → shown", "key → shown")
     for stage in stages:
@@ -184,7 +188,9 @@ def main():
         with jupyterlab(sandbox) as (url, token, env), sync_playwright() as playwright:
             with chromium(playwright, sandbox, env) as context:
                 for notebook in args.notebooks:
-                    report(notebook, measure(context, url, token, notebook))
+                    before = os.getloadavg()[0]
+                    presses = measure(context, url, token, notebook)
+                    report(notebook, presses, (before, os.getloadavg()[0]))
 
 
 if __name__ == "__main__":
