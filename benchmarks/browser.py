@@ -31,7 +31,17 @@ from playwright.sync_api import sync_playwright
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests" / "browser"))
-from test_browser import BUILD, IDLE, KERNEL_READY_JS, PANEL_JS, check_cells, chromium, jupyterlab, run_all  # noqa: E402
+from test_browser import (  # noqa: E402
+    BUILD,
+    IDLE,
+    KERNEL_READY_JS,
+    PANEL_JS,
+    check_cells,
+    chromium,
+    first_explorer,
+    jupyterlab,
+    run_all,
+)
 
 NOTEBOOKS = ["notebooks/01_scalar_rnn.ipynb", "notebooks/10_lstm.ipynb"]
 WARM_UP, PRESSES = 5, 40
@@ -132,12 +142,7 @@ def measure(context, url, token, notebook):
         page.locator(IDLE).wait_for()
         page.wait_for_function(KERNEL_READY_JS, arg=notebook)
         check_cells(run_all(page, notebook))
-        explorer = (
-            page.locator(".jp-OutputArea-output")
-            .filter(has=page.locator(".widget-slider"))
-            .filter(has=page.locator("img.widget-image"))
-            .first
-        )
+        explorer = first_explorer(page)
         image = explorer.locator("img.widget-image").first
         image.scroll_into_view_if_needed()
         image.evaluate(WATCH_JS)

@@ -272,15 +272,19 @@ def pixels_differ(png_a, png_b):
     return a.size != b.size or ImageChops.difference(a, b).getbbox() is not None
 
 
-def move_first_slider(page, shots, idle=IDLE):
-    """Press ArrowRight on the first explorer's first slider; assert the readout grew and the plot's pixels changed."""
-    # The first explorer: an output holding sliders beside an ipywidgets.Image (an <img>).
-    explorer = (
+def first_explorer(page):
+    """The first explorer's output: sliders beside an ipywidgets.Image (an <img>)."""
+    return (
         page.locator(".jp-OutputArea-output")
         .filter(has=page.locator(".widget-slider"))
         .filter(has=page.locator("img.widget-image"))
         .first
     )
+
+
+def move_first_slider(page, shots, idle=IDLE):
+    """Press ArrowRight on the first explorer's first slider; assert the readout grew and the plot's pixels changed."""
+    explorer = first_explorer(page)
     slider = explorer.locator(".widget-slider").first
     readout = slider.locator(".widget-readout")
     image = explorer.locator("img.widget-image").first
