@@ -3,12 +3,17 @@
 Students often have a torch already (a lab machine, a hosted notebook service), and helpers should
 work with it rather than make them download another multi-GB build. For each of the two versions
 this script builds a throwaway venv under build/compat/, installs that torch with every other pin
-of requirements.txt and helpers itself, then
+of requirements.txt (but numpy<2 for a torch older than 2.3, which cannot use NumPy 2) and helpers
+itself, then
 
 - runs the unit tests (a failure here fails `make compat`), leaving out the one test that checks
   the venv holds requirements.txt's torch, which a compat venv by design does not;
-- runs every notebook through strict nbval, only to report which stored outputs differ: they were
-  made with requirements.txt's torch, and another version may round a printed digit differently.
+- runs every notebook through strict nbval exactly as `make nbval` does, only to report which
+  stored outputs differ (one line each): they were made with requirements.txt's torch, and another
+  version may word an error or draw random numbers differently. These never fail `make compat`.
+
+At the end it prints, per torch version, the unit test counts and time, the notebook cells that
+matched their stored outputs and the list of those that did not.
 
 The oldest version is read from pyproject.toml (`torch>=X`), the newest from the package index
 (`pip index versions torch`). PyPI's Linux torch wheels are CUDA builds of about 5 GB with their
@@ -70,23 +75,40 @@ def build_venv(version):
     shutil.rmtree(venv, ignore_errors=True)
     run([sys.executable, "-m", "venv", venv])
     python = venv / "bin" / "python"
-    others = [line for line in (ROOT / "requirements.txt").read_text().splitlines() if not line.startswith("torch==")]
-    (venv / "requirements.txt").write_text("\n".join(others) + "\n")
+    (venv / "requirements.txt").write_text("\n".join(other_requirements(version)) + "\n")
     # Captured: pip's notes on this machine's extra package folders would bury the summary (shown on failure).
     run([python, "-m", "pip", "install", "--quiet", f"torch=={version}", "-r", venv / "requirements.txt"], capture=True)
     run([python, "-m", "pip", "install", "--quiet", "--no-deps", "-e", "."], capture=True)
     return python
 
 
+def other_requirements(version):
+    """requirements.txt without its torch pin; with torch older than 2.3, numpy below 2.
+
+    PyPI's torch 2.2 and older were built against NumPy 1.x: with NumPy 2 they print "A module that
+    was compiled using NumPy 1.x cannot be run in NumPy 2" and torch.from_numpy and Tensor.numpy
+    raise "RuntimeError: Numpy is not available". Anyone with such a torch has numpy<2 already.
+    """
+    lines = (ROOT / "requirements.txt").read_text().splitlines()
+    others = [line for line in lines if not line.startswith("torch==")]
+    if _release(version)[:2] < (2, 3):
+        others = ["numpy<2" if line.startswith("numpy==") else line for line in others]
+    return others
+
+
 def unit_tests(python):
     """(passed?, pytest's summary line) of the unit tests in this venv."""
     command = [python, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--deselect", PINNED_VENV_TEST, "tests"]
-    output = run(command, capture=True, check=False)
-    passed = re.search(r"^=*\s*\d+ passed[^\n]*$", output, re.M)
-    failed = re.search(r"^=*\s*(\d+ failed|.*error)[^\n]*$", output, re.M)
-    if failed or not passed:
-        print(output[-4000:])
-    return not failed and bool(passed), (failed or passed or re.search(r".*\Z", output))[0].strip("= ")
+    done = subprocess.run(command, cwd=ROOT, text=True, capture_output=True)
+    if done.returncode != 0:
+        print((done.stdout + done.stderr)[-4000:])
+    return done.returncode == 0, pytest_summary(done.stdout)
+
+
+def pytest_summary(output):
+    """pytest's closing line ("1445 passed, 1 deselected in 53.04s"), without its = signs."""
+    lines = re.findall(r"^=*\s*((?:\d+ \w+|no tests ran)(?:, \d+ \w+)* in [0-9.]+s\b.*?)\s*=*$", output, re.M)
+    return lines[-1] if lines else "no closing line from pytest"
 
 
 def notebook_cells(python):
@@ -94,15 +116,43 @@ def notebook_cells(python):
     notebooks = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
     command = [python, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--color=no", "-n", "2", "--dist", "loadfile"]
     output = run(command + NBVAL + notebooks, capture=True, check=False)
+    differing = differences(output)
+    passed = int((re.search(r"(\d+) passed", pytest_summary(output)) or [0, 0])[1])
+    return passed, passed + len(differing), differing
+
+
+def differences(output):
+    """{"notebooks/NN_name.ipynb::Cell K": one line on what differs} from nbval's failure reports.
+
+    Each report starts with a line "____ notebooks/NN_name.ipynb::Cell K ____", names the part that
+    differs ("mismatch 'stdout'") and shows pytest's diff of `reference_output == test_output`, in
+    which lines starting "- " are this run's output and "+ " the stored one.
+    """
     differing = {}
-    # Each failure's report starts with a line "____ notebooks/NN_name.ipynb::Cell K ____".
-    for cell, report in re.findall(
-        r"^_+ (notebooks/\S+::Cell \d+) _+$(.*?)(?=^_+ |^=+ short test summary)", output, re.M | re.S
-    ):
-        kinds = sorted({OUTPUTS.get(kind, kind) for kind in re.findall(r"mismatch '([^']+)'", report)})
-        differing[cell] = ", ".join(f"{kind} differs" for kind in kinds) if kinds else "raised an error"
-    passed = int((re.search(r"(\d+) passed", output) or [0, 0])[1])
-    return passed, passed + len(differing), dict(sorted(differing.items(), key=lambda item: _cell_order(item[0])))
+    reports = re.findall(r"^_+ (notebooks/\S+::Cell \d+) _+$(.*?)(?=^_+ |^=+ |\Z)", output, re.M | re.S)
+    for cell, report in reports:
+        report = re.sub(r"\x1b\[[0-9;]*m", "", report)  # the kernel's traceback comes in colour
+        kinds = [OUTPUTS.get(kind, kind) for kind in dict.fromkeys(re.findall(r"mismatch '([^']+)'", report))]
+        if not kinds:  # nbval's own words: "Cell execution caused an exception", "Cell outputs differ"
+            headline = (re.search(r"^Cell \d+: (.*)$", report, re.M) or [None, "failed"])[1]
+            # The exception's last line, or what nbval says of a new or missing output (e.g. stderr).
+            detail = re.findall(
+                r"^(\w+(?:Error|Exception|Interrupt)\b.*|(?:Unexpected|Missing) output fields.*)$", report, re.M
+            )
+            differing[cell] = headline + (f": {_clip(detail[-1])}" if detail else "")
+            continue
+        diff = report.split("assert reference_output == test_output failed", 1)[-1]
+        now, stored = re.search(r"^\s*- (.*)$", diff, re.M), re.search(r"^\s*\+ (.*)$", diff, re.M)
+        reason = " and ".join(kinds) + (" differ" if len(kinds) > 1 else " differs")
+        if now and stored:
+            reason += f": now {_clip(now[1])!r}, stored {_clip(stored[1])!r}"
+        differing[cell] = reason
+    return dict(sorted(differing.items(), key=lambda item: _cell_order(item[0])))
+
+
+def _clip(text, width=70):
+    text = text.strip()
+    return text if len(text) <= width else text[: width - 3] + "..."
 
 
 def _cell_order(name):
@@ -115,7 +165,8 @@ def check(version):
     print(f"\n== torch {version}: building build/compat/torch-{version} ...", flush=True)
     start = time.monotonic()
     python = build_venv(version)
-    installed = run([python, "-c", "import torch; print(torch.__version__)"], capture=True).strip()
+    version_check = [python, "-c", "import torch; print(torch.__version__)"]
+    installed = subprocess.run(version_check, text=True, capture_output=True, check=True).stdout.strip()
     built = time.monotonic()
     ok, summary = unit_tests(python)
     tested = time.monotonic()
@@ -143,10 +194,13 @@ def main():
     finally:
         if not args.keep:
             shutil.rmtree(WORK, ignore_errors=True)
-    print(f"\nmake compat: {time.monotonic() - start:.0f} s")
+    kept = "kept in build/compat/" if args.keep else "removed"
+    print(f"\nmake compat: {time.monotonic() - start:.0f} s in all (venvs {kept})")
     for r in results:
         passed, cells = r["cells"]
-        print(f"  torch {r['version']:<14} unit: {r['summary']:<40} nbval: {passed}/{cells} as stored")
+        print(f"  torch {r['version']}: unit tests {r['summary']}; nbval {passed}/{cells} cells as stored")
+        for cell, what in r["differing"].items():
+            print(f"    differs: {cell}: {what}")
     if not all(r["ok"] for r in results):
         sys.exit("make compat: unit tests failed on " + ", ".join(r["version"] for r in results if not r["ok"]))
 
