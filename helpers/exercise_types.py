@@ -26,7 +26,7 @@ class Exercise:
 
     key: str  # notebook number, a dot, a name
     question: str  # one line; the notebook holds the full text
-    solution: Callable[[], Any]  # computes the reference answer (with torch where it can; see _quietly)
+    solution: Callable[[], Any]  # computes the reference answer (with torch where it can; see exercises._quietly)
     explanation: str  # why the solution is right, shown by `solution(key)`
     mistakes: tuple[Mistake, ...] = ()
     atol: float = 1e-4  # numbers and tensors within this count as equal (four decimals)
