@@ -50,11 +50,10 @@ URLS = {
 # A markdown link to another lesson ("[notebook 02](02_feature_vectors.ipynb)") leads to its deck.
 LESSON_LINK = re.compile(r'(<a\s[^>]*?href=")(?:\./)?([0-9][0-9]_[^"/#?]+)\.ipynb(#[^"]*)?"')
 WIDGET = "application/vnd.jupyter.widget-view+json"  # the output of a cell that shows a widget
-# The glossary and the shape cheat sheet (docs/*.md) become pages beside the decks: OUT/docs/NAME.html.
-DOCS = Path(__file__).resolve().parent.parent / "docs"
-DOC_LINK = re.compile(r'(<a\s[^>]*?href=")(?:\.\./docs/)?([a-z_]+)\.md(#[^"]*)?"')
-DOC_LESSON_LINK = re.compile(r'(<a\s[^>]*?href=")\.\./notebooks/([0-9][0-9]_[^"/#?]+)\.ipynb(#[^"]*)?"')
-DOC_REPO_LINK = re.compile(r'<a\s[^>]*?href="\.\./(?!notebooks/)[^"]*"[^>]*>(.*?)</a>')  # e.g. ../tests/: text only
+# The glossary and the shape cheat sheet (notebooks/*.md, beside the notebooks that link them) become pages
+# beside the decks: OUT/docs/NAME.html.
+DOCS = Path(__file__).resolve().parent.parent / "notebooks"
+DOC_LINK = re.compile(r'(<a\s[^>]*?href=")(?:\./)?([a-z_]+)\.md(#[^"]*)?"')
 
 
 def exporter():
@@ -210,14 +209,13 @@ def write_index(out, decks, handouts=()):
 
 
 def write_docs(out):
-    """OUT/docs/NAME.html for each docs/NAME.md: printable pages whose links lead to the decks."""
+    """OUT/docs/NAME.html for each notebooks/NAME.md: printable pages whose links lead to the decks."""
     render = mistune.create_markdown(escape=False, plugins=["table"])
     (out / "docs").mkdir(exist_ok=True)
     pages = []
     for source in sorted(DOCS.glob("*.md")):
         markdown = source.read_text()
-        body = DOC_REPO_LINK.sub(r"\1", render(markdown))
-        body = relink(DOC_LINK, relink(DOC_LESSON_LINK, body, "../{}.slides.html"), "{}.html")
+        body = relink(DOC_LINK, relink(LESSON_LINK, render(markdown), "../{}.slides.html"), "{}.html")
         name = heading(markdown, source.stem)
         (out / "docs" / f"{source.stem}.html").write_text(f"""<!DOCTYPE html>
 <html lang="en">

@@ -1,6 +1,7 @@
-"""docs/: every shape in docs/shapes.md checked against torch, and every link in docs/ followed.
+"""The reference pages beside the notebooks: every shape in notebooks/shapes.md checked against torch, and
+every link in notebooks/glossary.md and notebooks/shapes.md followed.
 
-The tables of docs/shapes.md are parsed, not copied: each symbolic shape, e.g. (D·num_layers, N, H_out),
+The tables of shapes.md are parsed, not copied: each symbolic shape, e.g. (D·num_layers, N, H_out),
 is evaluated for concrete sizes and compared with what torch's modules return. Editing a shape in
 the page without it being true makes a test fail.
 """
@@ -15,8 +16,9 @@ import torch
 from torch import nn
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence, pad_sequence
 
-DOCS = Path(__file__).resolve().parent.parent / "docs"
-NOTEBOOKS = DOCS.parent / "notebooks"
+# The glossary and the shape cheat sheet sit beside the notebooks, so their links work wherever the folder goes.
+NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
+DOCS = NOTEBOOKS
 SHAPES = DOCS / "shapes.md"
 GLOSSARY = DOCS / "glossary.md"
 
@@ -278,7 +280,7 @@ def check_all(config):
 @pytest.mark.filterwarnings("ignore:LSTM with projections is not supported with oneDNN")
 @pytest.mark.parametrize("config", CONFIGURATIONS)
 def test_shapes_md_matches_torch(config):
-    """Every shape of docs/shapes.md that applies to this configuration is what torch returns."""
+    """Every shape of shapes.md that applies to this configuration is what torch returns."""
     assert check_all(config) > 0
 
 
@@ -303,11 +305,12 @@ def markdown_links(path):
 
 @pytest.mark.parametrize("path", sorted(DOCS.glob("*.md")), ids=lambda p: p.name)
 def test_relative_links_point_to_existing_files(path):
-    """Every link in docs/*.md that is not a web address names a file that exists."""
+    """Every link in the reference pages that is not a web address names a file in the notebooks' own folder."""
     for target in markdown_links(path):
         if re.match(r"[a-z]+:", target):
             continue
         file = target.split("#")[0]
+        assert "/" not in file, f"{path.name}: {target} leaves the notebooks' folder (a hosted copy has only that folder)"
         assert not file or (path.parent / file).exists(), f"{path.name}: {target} does not exist"
 
 
@@ -323,12 +326,12 @@ def glossary_entries():
 
 
 def test_every_glossary_entry_links_the_notebook_that_introduces_it():
-    """Each entry has code and a link '[NN …](../notebooks/NN_….ipynb)' to an existing notebook."""
+    """Each entry has code and a link '[NN …](NN_….ipynb)' to an existing notebook."""
     entries = glossary_entries()
     assert len(entries) >= 40
     for entry in entries:
         term = entry[:60]
-        links = re.findall(r"\[(\d\d)[^\]]*\]\(\.\./notebooks/((\d\d)_\w+\.ipynb)\)", entry)
+        links = re.findall(r"\[(\d\d)[^\]]*\]\(((\d\d)_\w+\.ipynb)\)", entry)
         assert links, f"glossary: no notebook link in {term!r}"
         for label, file, number in links:
             assert (NOTEBOOKS / file).exists(), f"glossary: {file} does not exist ({term!r})"

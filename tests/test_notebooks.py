@@ -134,7 +134,7 @@ def test_nothing_a_student_reads_names_a_source_they_cannot_open():
     """Notebooks (prose, code, outputs), README, docs and exercise hints carry no internal labels."""
     texts = {path.name: path.read_text() for path in NOTEBOOKS}
     texts["README.md"] = (ROOT / "README.md").read_text()
-    for path in [*(ROOT / "docs").glob("*.md"), *(ROOT / "helpers").rglob("*.py")]:
+    for path in [*(ROOT / "notebooks").glob("*.md"), *(ROOT / "helpers").rglob("*.py")]:
         texts[str(path.relative_to(ROOT))] = path.read_text()
     found = {name: sorted(set(UNOPENABLE.findall(text))) for name, text in texts.items()}
     assert not {name: hits for name, hits in found.items() if hits}
@@ -160,9 +160,9 @@ def test_study_times_agree_between_readme_notebooks_and_the_estimate(script):
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name[:2])
 def test_first_cell_links_the_glossary_and_the_shape_cheat_sheet(path):
-    """Every notebook opens with links to docs/glossary.md and docs/shapes.md, which exist."""
+    """Every notebook opens with links to glossary.md and shapes.md, which sit beside it."""
     first = load(path).cells[0].source
-    for target in ("../docs/glossary.md", "../docs/shapes.md"):
+    for target in ("glossary.md", "shapes.md"):
         assert f"]({target})" in first, f"{path.name} does not link {target}"
         assert (path.parent / target).resolve().is_file(), target
 

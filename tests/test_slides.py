@@ -130,7 +130,7 @@ def test_every_notebook_has_a_deck_and_the_index_links_each_deck():
     assert NOTEBOOKS, "no notebooks found"
     assert {deck.name for deck in SLIDES.glob("*.slides.html")} == wanted
     links = {url for where, url in Deck((SLIDES / "index.html").read_text()).urls if where == "<a href>"}
-    handouts = {f"docs/{page.stem}.html" for page in (ROOT / "docs").glob("*.md")}
+    handouts = {f"docs/{page.stem}.html" for page in (ROOT / "notebooks").glob("*.md")}
     # The PDFs of `make handouts`, linked once printed (not before, nor once their deck is newer).
     pdfs = {f"handouts/{name.removesuffix('.slides.html')}{suffix}.pdf" for name in wanted for suffix in ("", "-notes")}
     assert wanted | handouts <= links <= wanted | handouts | pdfs
@@ -179,9 +179,9 @@ def test_the_index_links_a_decks_pdfs_only_once_printed_and_not_older_than_the_d
 
 @needs_decks
 def test_the_handouts_are_pages_beside_the_decks_whose_links_all_resolve():
-    """docs/*.md become build/slides/docs/*.html; every local link in them and to them from a deck resolves."""
+    """notebooks/*.md become build/slides/docs/*.html; every local link in them and to them from a deck resolves."""
     pages = sorted((SLIDES / "docs").glob("*.html"))
-    assert {page.stem for page in pages} == {doc.stem for doc in (ROOT / "docs").glob("*.md")}
+    assert {page.stem for page in pages} == {doc.stem for doc in (ROOT / "notebooks").glob("*.md")}
     for page in [*pages, *SLIDES.glob("*.slides.html")]:
         for where, url in Deck(page.read_text()).urls:
             path = unquote(urlsplit(url).path)
