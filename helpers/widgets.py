@@ -19,6 +19,7 @@ import itertools
 import math
 import re
 import struct
+import sys
 import zlib
 
 import ipywidgets as widgets
@@ -34,6 +35,18 @@ from helpers.unroll import GATES, trace
 
 MAX_CONTROLS = 24  # more sliders than this is a wall, not an experiment
 CONTROL_NAME = re.compile(r"(?P<tensor>\w+)(\[(?P<index>[\d, ]+)\])?")
+
+
+def _use_colab_widget_manager():
+    """On Google Colab, turn on its custom widget manager, which ipywidgets 8 widgets need there (as anywidget
+    does on import); elsewhere, nothing."""
+    if "google.colab" in sys.modules:
+        from google.colab import output
+
+        output.enable_custom_widget_manager()
+
+
+_use_colab_widget_manager()
 
 
 def _png(canvas):

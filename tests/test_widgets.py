@@ -286,3 +286,24 @@ def test_the_png_holds_exactly_the_canvas_pixels(facecolor, mode):
     assert decoded.mode == mode and decoded.size == (300, 200)
     expected = np.asarray(canvas.buffer_rgba())[:, :, : len(mode)]
     assert np.array_equal(np.asarray(decoded), expected)
+
+
+def test_on_colab_the_custom_widget_manager_is_turned_on_and_elsewhere_nothing_is(monkeypatch):
+    """_use_colab_widget_manager calls google.colab.output.enable_custom_widget_manager only when Colab is loaded."""
+    import sys
+    import types
+
+    from helpers.widgets import _use_colab_widget_manager
+
+    calls = []
+    output = types.SimpleNamespace(enable_custom_widget_manager=lambda: calls.append("enabled"))
+    colab = types.ModuleType("google.colab")
+    colab.output = output
+    monkeypatch.delitem(sys.modules, "google.colab", raising=False)
+    _use_colab_widget_manager()
+    assert calls == []
+    monkeypatch.setitem(sys.modules, "google", types.ModuleType("google"))
+    monkeypatch.setitem(sys.modules, "google.colab", colab)
+    monkeypatch.setitem(sys.modules, "google.colab.output", output)
+    _use_colab_widget_manager()
+    assert calls == ["enabled"]
