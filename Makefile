@@ -17,7 +17,7 @@ export PATH := $(CURDIR)/$(BIN):$(PATH)
 # JupyterLab refuses to run as root unless told; only then is the flag added.
 ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root)
 
-.PHONY: help setup lab restore test unit nbval lint execute parity bench compat test-browser slides handouts clean
+.PHONY: help setup lab restore test unit nbval hosted lint execute parity bench compat test-browser slides handouts clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -43,7 +43,7 @@ lab: setup ## Start JupyterLab on 127.0.0.1 (with a token), opened on notebooks/
 restore: ## Put NB=notebooks/NN_name.ipynb back as committed; yours is kept in notebooks/backups/ (dated)
 	@bash tools/restore_notebook.sh "$(NB)"
 
-test: setup lint slides unit nbval ## Lint, build the slides, unit tests, and every notebook's stored outputs (strict nbval)
+test: setup lint slides unit nbval hosted ## Lint, build the slides, unit tests, every notebook's stored outputs (strict nbval), the hosted checks
 
 unit: setup ## Unit and property tests of helpers (one process: two workers fight over torch's two threads)
 	$(BIN)/python -m pytest -q tests
@@ -51,6 +51,10 @@ unit: setup ## Unit and property tests of helpers (one process: two workers figh
 nbval: setup ## Re-run every notebook and compare each cell with its stored output (strict)
 	$(BIN)/python -m pytest -q -n 2 --dist loadfile -p no:cacheprovider --nbval \
 		--nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg $(NOTEBOOKS)
+
+# Its venv is kept in ~/.cache/rnns-by-hand/ (about 1.5 GB) under a hash of the requirements: quick on a rerun.
+hosted: setup ## As students outside this repo get it: build the wheel; Binder's install steps in a fresh venv, then a notebook; a notebooks-only folder where the first cell installs the wheel; notebooks 01, 08, 13 there
+	$(BIN)/python tools/hosted.py
 
 lint: setup ## ruff over helpers, tests, benchmarks, tools, slides and notebooks
 	$(BIN)/ruff check helpers tests benchmarks tools slides notebooks
@@ -105,7 +109,7 @@ bench: setup ## Time a slider change: in the kernel (vs a naive redraw) and key 
 	$(BIN)/python benchmarks/notebook_cells.py notebooks/09_sequence_model.ipynb notebooks/13_text_to_predictions.ipynb
 
 # Throwaway venvs under build/compat/ (about 5 GB each while they exist): not part of make test.
-compat: setup ## Unit tests (must pass) and nbval (report only) on the oldest torch pyproject.toml accepts and the newest on PyPI
+compat: setup ## Unit tests and hosted checks (must pass), nbval (report only), on the oldest torch pyproject.toml accepts and the newest on PyPI
 	$(BIN)/python tools/compat.py
 
 clean: ## Remove the venv and caches (notebooks and sources are untouched)

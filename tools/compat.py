@@ -10,7 +10,10 @@ itself, then
   the venv holds requirements.txt's torch, which a compat venv by design does not;
 - runs every notebook through strict nbval exactly as `make nbval` does, only to report which
   stored outputs differ (one line each): they were made with requirements.txt's torch, and another
-  version may word an error or draw random numbers differently. These never fail `make compat`.
+  version may word an error or draw random numbers differently. These never fail `make compat`;
+- runs tools/hosted.py's hosted checks in the venv (hosted services ship a newer torch than our pin): the
+  built wheel installed by notebook 01's first cell in a folder with only the notebooks, then notebooks 01,
+  08 and 13 with the wheel; an unexpected error fails `make compat`.
 
 At the end it prints, per torch version, the unit test counts and time, the notebook cells that
 matched their stored outputs and the list of those that did not.
@@ -171,13 +174,21 @@ def check(version):
     ok, summary = unit_tests(python)
     tested = time.monotonic()
     passed, cells, differing = notebook_cells(python)
-    done = time.monotonic()
+    checked = time.monotonic()
     print(f"   installed torch {installed} in {built - start:.0f} s")
     print(f"   unit tests: {summary} ({tested - built:.0f} s)")
-    print(f"   nbval (report only): {passed}/{cells} cells as stored ({done - tested:.0f} s)")
+    print(f"   nbval (report only): {passed}/{cells} cells as stored ({checked - tested:.0f} s)")
     for cell, what in differing.items():
         print(f"     differs: {cell}: {what}")
-    return {"version": installed, "ok": ok, "summary": summary, "cells": (passed, cells), "differing": differing}
+    hosted = run([sys.executable, "tools/hosted.py", "--venv", python.parent.parent], check=False) == 0
+    print(f"   hosted checks: {'passed' if hosted else 'FAILED'} ({time.monotonic() - checked:.0f} s)")
+    return {
+        "version": installed,
+        "ok": ok and hosted,
+        "summary": summary + ("" if hosted else "; hosted checks FAILED"),
+        "cells": (passed, cells),
+        "differing": differing,
+    }
 
 
 def main():
@@ -202,7 +213,10 @@ def main():
         for cell, what in r["differing"].items():
             print(f"    differs: {cell}: {what}")
     if not all(r["ok"] for r in results):
-        sys.exit("make compat: unit tests failed on " + ", ".join(r["version"] for r in results if not r["ok"]))
+        sys.exit(
+            "make compat: unit tests or hosted checks failed on "
+            + ", ".join(r["version"] for r in results if not r["ok"])
+        )
 
 
 if __name__ == "__main__":
