@@ -54,6 +54,13 @@ WIDGET = "application/vnd.jupyter.widget-view+json"  # the output of a cell that
 # beside the decks: OUT/docs/NAME.html.
 DOCS = Path(__file__).resolve().parent.parent / "notebooks"
 DOC_LINK = re.compile(r'(<a\s[^>]*?href=")(?:\./)?([a-z_]+)\.md(#[^"]*)?"')
+# Said on each deck's first slide (so on each handout's first page), the index and the reference pages:
+# universities may host, adapt and hand out the material under these terms (LICENSE, LICENSE-CC-BY-4.0).
+LICENCE = (
+    "© 2026 The RNNs by hand authors. Text, figures, slides and handouts: "
+    '<a href="https://creativecommons.org/licenses/by/4.0/">CC BY 4.0</a>; '
+    'code: <a href="https://opensource.org/license/mit">MIT</a>.'
+)
 
 
 def exporter():
@@ -154,6 +161,12 @@ def printed(out, deck):
     return found
 
 
+def with_licence(deck):
+    """A deck's HTML with the LICENCE line at the end of its first slide (the first subslide section)."""
+    end = deck.index("</section>")
+    return deck[:end] + f'<p class="licence">{LICENCE}</p>\n' + deck[end:]
+
+
 def write_index(out, decks, handouts=()):
     """OUT/index.html: a link to each deck, with its title, slide count, presenting time and PDFs, then the handouts."""
     pdfs = {deck: printed(out, deck) for deck, *_ in decks}
@@ -203,6 +216,7 @@ def write_index(out, decks, handouts=()):
   <p>Handouts: {" · ".join(f'<a href="{html.escape(page)}">{html.escape(name)}</a>' for page, name in handouts)}</p>
   <p>Keys: <kbd>→</kbd>/<kbd>Space</kbd> next, <kbd>←</kbd> back, <kbd>Esc</kbd> overview,
   <kbd>F</kbd> full screen, <kbd>S</kbd> speaker notes, <kbd>B</kbd> black screen, <kbd>?</kbd> all keys.</p>
+  <p class="licence">{LICENCE}</p>
 </body>
 </html>
 """)
@@ -234,6 +248,7 @@ def write_docs(out):
 </head>
 <body>
 {body}
+<p class="licence">{LICENCE}</p>
 </body>
 </html>
 """)
@@ -267,7 +282,7 @@ def main():
         start = time.monotonic()
         slides = slides or exporter()
         body, _ = slides.from_filename(str(notebook))
-        deck.write_text(relink(DOC_LINK, relink(LESSON_LINK, body, "{}.slides.html"), "docs/{}.html"))
+        deck.write_text(with_licence(relink(DOC_LINK, relink(LESSON_LINK, body, "{}.slides.html"), "docs/{}.html")))
         print(f"{deck}: {count} slides ({time.monotonic() - start:.1f} s)")
     wanted = {name for name, *_ in decks}
     for old in out.glob("*.slides.html"):

@@ -310,7 +310,9 @@ def test_relative_links_point_to_existing_files(path):
         if re.match(r"[a-z]+:", target):
             continue
         file = target.split("#")[0]
-        assert "/" not in file, f"{path.name}: {target} leaves the notebooks' folder (a hosted copy has only that folder)"
+        assert "/" not in file, (
+            f"{path.name}: {target} leaves the notebooks' folder (a hosted copy has only that folder)"
+        )
         assert not file or (path.parent / file).exists(), f"{path.name}: {target} does not exist"
 
 

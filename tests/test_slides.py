@@ -129,7 +129,9 @@ def test_every_notebook_has_a_deck_and_the_index_links_each_deck():
     wanted = {f"{notebook.stem}.slides.html" for notebook in NOTEBOOKS}
     assert NOTEBOOKS, "no notebooks found"
     assert {deck.name for deck in SLIDES.glob("*.slides.html")} == wanted
-    links = {url for where, url in Deck((SLIDES / "index.html").read_text()).urls if where == "<a href>"}
+    links = {
+        url for where, url in Deck((SLIDES / "index.html").read_text()).urls if where == "<a href>" and not remote(url)
+    }
     handouts = {f"docs/{page.stem}.html" for page in (ROOT / "notebooks").glob("*.md")}
     # The PDFs of `make handouts`, linked once printed (not before, nor once their deck is newer).
     pdfs = {f"handouts/{name.removesuffix('.slides.html')}{suffix}.pdf" for name in wanted for suffix in ("", "-notes")}
@@ -175,6 +177,25 @@ def test_the_index_links_a_decks_pdfs_only_once_printed_and_not_older_than_the_d
     later = (tmp_path / "handouts" / "01_a.pdf").stat().st_mtime + 10
     os.utime(deck, (later, later))  # the deck was rebuilt after the PDFs were printed
     assert index_links()[1] == set()
+
+
+@needs_decks
+@pytest.mark.parametrize("notebook", NOTEBOOKS, ids=lambda path: path.stem)
+def test_the_deck_s_first_slide_states_the_licence(notebook, script):
+    """The licence line (CC BY 4.0 for the material, MIT for the code) closes the first slide, so the handout's page 1."""
+    deck, _ = fresh_deck(notebook)
+    text = deck.read_text()
+    licence = script("slides/build.py").LICENCE
+    assert text.count(licence) == 1
+    assert text.index(licence) < text.index("</section>"), "the licence is not on the first slide"
+
+
+@needs_decks
+def test_the_index_and_the_reference_pages_state_the_licence(script):
+    licence = script("slides/build.py").LICENCE
+    assert "creativecommons.org/licenses/by/4.0/" in licence and "opensource.org/license/mit" in licence
+    for page in [SLIDES / "index.html", *(SLIDES / "docs").glob("*.html")]:
+        assert licence in page.read_text(), page.name
 
 
 @needs_decks
