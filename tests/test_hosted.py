@@ -150,3 +150,15 @@ def test_a_notebook_passes_only_if_every_error_is_a_deliberate_one(tmp_path, cel
     )
     assert verdict in result.stdout + result.stderr
     assert (result.returncode == 0) == verdict.endswith("no other error")
+
+
+def test_the_cached_venv_s_key_depends_on_the_files_contents_not_on_where_the_clone_is(tmp_path, monkeypatch):
+    """CI clones afresh each time: the same requirements must find the same venv; a changed pin a new one."""
+    for name in ("binder/requirements.txt", "requirements.txt", "pyproject.toml"):
+        (tmp_path / name).parent.mkdir(exist_ok=True)
+        (tmp_path / name).write_text((ROOT / name).read_text())
+    here = hosted.venv_key()
+    monkeypatch.setattr(hosted, "ROOT", tmp_path)
+    assert hosted.venv_key() == here
+    (tmp_path / "requirements.txt").write_text((ROOT / "requirements.txt").read_text().replace("torch==", "torch>="))
+    assert hosted.venv_key() != here

@@ -70,7 +70,10 @@ def binder_requirements():
 
 def venv_key():
     """A hash of everything that decides what Binder's steps put into the venv (but this package's code)."""
-    parts = [platform.python_version(), *binder_requirements(), (ROOT / "requirements.txt").read_text()]
+    # Files' contents, never paths: every clone of the repository (CI's are fresh ones) finds the same venv.
+    parts = [platform.python_version()] + [
+        (ROOT / name).read_text() for name in ("binder/requirements.txt", "requirements.txt")
+    ]
     parts += tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:16]
 
