@@ -49,6 +49,15 @@ READY_JS = """async () => {
   await new Promise(done => MathJax.Hub.Queue(done));  // and any typeset queued since
   const scripts = [...document.querySelectorAll('script[type^="math/tex"]')];
   if (!scripts.every(s => s.MathJax && s.MathJax.state === MathJax.ElementJax.STATE.PROCESSED)) return false;
+  // In print mode a formula sometimes comes out of its typeset empty (no glyph, no width: deck 11's title
+  // page lost its h_0 in about 6 prints of 10); render each such formula again and check once more.
+  const empty = [...document.querySelectorAll('.reveal .MathJax_CHTML')].filter(
+    math => !math.closest('aside.notes') && !math.querySelector('.mjx-char') && !math.getBoundingClientRect().width);
+  if (empty.length) {
+    empty.forEach(math => MathJax.Hub.Queue(["Rerender", MathJax.Hub, math.parentNode]));
+    await new Promise(done => MathJax.Hub.Queue(done));
+    return false;
+  }
   await document.fonts.ready;
   return Reveal.getSlides().every(WIDGETS_DRAWN);
 }""".replace("WIDGETS_DRAWN", WIDGETS_DRAWN)
