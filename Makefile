@@ -102,11 +102,12 @@ $(SLIDES_NPM)/.installed: slides/package.json slides/package-lock.json
 parity: setup ## Measure the worst difference between helpers.unroll and torch over many modules
 	$(BIN)/python benchmarks/parity.py
 
-bench: setup ## Time a slider change: in the kernel (vs a naive redraw) and key press to picture in JupyterLab; the cells that train
+bench: setup ## Time a slider change: in the kernel (vs a naive redraw) and key press to picture in JupyterLab; the cells that train; each notebook's kernel memory and time, the server's memory
 	MPLBACKEND=Agg $(BIN)/python benchmarks/widgets.py
 	@test -x /usr/bin/chromium || { apt-get update && apt-get install -y chromium; }
 	$(BIN)/python benchmarks/browser.py notebooks/01_scalar_rnn.ipynb notebooks/10_lstm.ipynb
 	$(BIN)/python benchmarks/notebook_cells.py notebooks/09_sequence_model.ipynb notebooks/13_text_to_predictions.ipynb
+	$(BIN)/python benchmarks/resources.py
 
 # Throwaway venvs under build/compat/ (about 5 GB each while they exist): not part of make test.
 compat: setup ## Unit tests and hosted checks (must pass), nbval (report only), on the oldest torch pyproject.toml accepts and the newest on PyPI
