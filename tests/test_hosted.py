@@ -162,3 +162,12 @@ def test_the_cached_venv_s_key_depends_on_the_files_contents_not_on_where_the_cl
     assert hosted.venv_key() == here
     (tmp_path / "requirements.txt").write_text((ROOT / "requirements.txt").read_text().replace("torch==", "torch>="))
     assert hosted.venv_key() != here
+
+
+def test_the_readme_gives_every_notebook_s_memory_and_time_for_hub_admins():
+    """README's JupyterHub table (from benchmarks/resources.py) has a row for each notebook and the server."""
+    readme = (ROOT / "README.md").read_text()
+    section = readme[readme.index("### On a JupyterHub") : readme.index("### Static decks")]
+    for path in NOTEBOOKS:
+        assert re.search(rf"^\| {path.stem} \| \d+ \| [0-9.]+ \| [0-9.]+ \|$", section, re.M), path.stem
+    assert "JupyterLab's server, notebook 01 open and run" in section
