@@ -23,18 +23,14 @@ def first_code(path):
 
 
 def guard(source):
-    """The first cell's lines that install the package and check what `import helpers` found."""
-    lines = source.splitlines()
-    start = lines.index("import importlib.util")
-    install = lines[start : lines.index("    importlib.invalidate_caches()") + 1]
-    check = lines[
-        lines.index(
-            'if not hasattr(helpers, "unroll"):  # another file or package named helpers came first on the path'
-        ) :
-    ]
-    return (
-        install + check[: next(i for i, line in enumerate(check) if line.strip().endswith('restart the kernel")')) + 1]
-    )
+    """The first cell's two guards (the install, the check after `import helpers`), each to its blank line."""
+    lines = source.splitlines() + [""]
+
+    def block(prefix):
+        start = next(i for i, line in enumerate(lines) if line.startswith(prefix))
+        return lines[start : lines.index("", start)]
+
+    return block('if importlib.util.find_spec("helpers") is None:') + block('if not hasattr(helpers, "unroll"):')
 
 
 def test_every_notebook_s_first_cell_holds_the_same_install_and_check():
@@ -43,6 +39,7 @@ def test_every_notebook_s_first_cell_holds_the_same_install_and_check():
     assert len(set(map(tuple, guards.values()))) == 1, "the notebooks' first cells differ in their guard"
     text = "\n".join(next(iter(guards.values())))
     assert 'if importlib.util.find_spec("helpers") is None:\n    %pip install --quiet rnns-by-hand' in text
+    assert "could not install this series' package" in text
 
 
 def run_first_cell(tmp_path):
@@ -72,6 +69,23 @@ def test_a_different_module_named_helpers_is_named_with_the_fix(tmp_path, shadow
     last = result.stderr.strip().splitlines()[-1]
     assert last.startswith("ImportError: `import helpers` found ") and str(tmp_path / "helpers") in last
     assert "rename that file or folder" in last and "restart the kernel" in last
+    assert "`%pip uninstall -y helpers`" in last  # -y: pip cannot ask for a yes inside a kernel
+
+
+def test_a_failed_install_says_why_in_plain_words_instead_of_module_not_found(tmp_path):
+    """No helpers and pip installs nothing (no internet, Kaggle's Internet off): the cell names the cause."""
+    code = TransformerManager().transform_cell(first_code(NOTEBOOKS[0]))
+    fake = (
+        "class Shell:\n"
+        "    def run_line_magic(self, *args): print('magic', *args)  # pip that installs nothing\n"
+        "get_ipython = Shell\n"
+    )
+    (tmp_path / "cell.py").write_text(fake + code)
+    # -S -I: no site-packages, so no helpers (nor anything else installed)
+    result = subprocess.run([sys.executable, "-S", "-I", "cell.py"], cwd=tmp_path, capture_output=True, text=True)
+    assert result.stdout == "magic pip install --quiet rnns-by-hand\n"
+    last = result.stderr.strip().splitlines()[-1]
+    assert last.startswith("ImportError: could not install this series' package, rnns-by-hand: give the notebook")
 
 
 def test_with_this_series_helpers_the_first_cell_prints_nothing_and_installs_nothing(tmp_path):

@@ -3,15 +3,17 @@
 1. Builds the sdist and the wheel (`python -m build`) into build/hosted/dist/.
 2. Makes a venv with Binder's own install steps: `pip install -r binder/requirements.txt` from the
    repository's root, then `binder/postBuild` (which installs this package, not editable). The venv is kept in
-   ~/.cache/rnns-by-hand/ under a hash of what decides its contents (binder/, requirements.txt, pyproject's
-   dependencies, Python's version), so a rerun only re-installs the package; a new hash starts a fresh venv.
-   One line differs from Binder: PyTorch's CPU index is left out, as this machine reaches only PyPI.
-3. Binder: executes a notebook in the checkout, as Binder would after those steps.
+   ~/.cache/rnns-by-hand/ under a hash of what decides its contents (binder/requirements.txt,
+   requirements.txt, pyproject's dependencies, Python's version), so a rerun only re-installs the package; a
+   new hash starts a fresh venv. Two things differ from Binder: PyTorch's CPU index is left out (this machine
+   reaches only PyPI), so the `-c` path is given in full; and Python is this machine's, not runtime.txt's.
+3. Binder: checks that helpers is imported from the venv's site-packages (not from the checkout) and that
+   JupyterLab lists jupyterlab-slideshow, then executes a notebook in the checkout, as Binder would.
 4. A hosted service where nothing is installed yet (Colab, Kaggle): uninstalls rnns-by-hand, copies only
    what a hosted user gets (HOSTED: the notebooks, glossary.md, shapes.md, the licences) into an empty
    folder, and executes notebook 01 there: its first cell must install the package (pip is pointed at
    the wheel of step 1 and nothing else, standing in for PyPI).
-5. Hosted with the wheel installed (a student's own Python, a hub image): executes notebooks 01, 08 and 13
+5. Hosted with that wheel installed (a student's own Python, a hub image): executes notebooks 01, 08 and 13
    in that folder.
 
 Each notebook runs top to bottom with nbclient in a kernel of the venv, with HOME and Jupyter's folders
@@ -63,7 +65,8 @@ def build_dist():
 def binder_requirements():
     """binder/requirements.txt without PyTorch's CPU index (unreachable here), its -c path made absolute."""
     lines = (ROOT / "binder" / "requirements.txt").read_text().splitlines()
-    assert CPU_INDEX in lines, "binder/requirements.txt no longer names PyTorch's CPU index: update tools/hosted.py"
+    if CPU_INDEX not in lines:
+        sys.exit("binder/requirements.txt no longer names PyTorch's CPU index: update tools/hosted.py")
     constraint = "-c " + str(ROOT / "requirements.txt")
     return [constraint if line == "-c ../requirements.txt" else line for line in lines if line != CPU_INDEX]
 
@@ -93,6 +96,14 @@ def binder_venv():
     env = {**os.environ, "NB_PYTHON_PREFIX": str(venv), "PATH": f"{venv / 'bin'}{os.pathsep}{os.environ['PATH']}"}
     run(["bash", "binder/postBuild"], env=env)
     (venv / ".complete").touch()
+    where = run([python, "-c", "import helpers; print(helpers.__file__)"], cwd=WORK).strip()
+    if not where.startswith(f"{venv}/lib/"):
+        sys.exit(
+            f"after Binder's steps helpers comes from {where}, not the venv's site-packages (an editable install?)"
+        )
+    listed = subprocess.run([venv / "bin" / "jupyter", "labextension", "list"], env=env, capture_output=True, text=True)
+    if "jupyterlab-slideshow" not in listed.stdout + listed.stderr:  # JupyterLab lists them on stderr
+        sys.exit(f"after Binder's steps JupyterLab does not list jupyterlab-slideshow:\n{listed.stderr}")
     return python
 
 
@@ -163,9 +174,9 @@ def hosted_checks(python, dist):
         print(f"  hosted, nothing installed ({len(list(folder.iterdir()))} files in {folder.relative_to(ROOT)}):")
         execute(python, folder, FRESH, fresh)
         shown = run([python, "-m", "pip", "show", "--files", "rnns-by-hand"])
-        assert "helpers/solutions/s13.py" in shown, "the first cell did not install the wheel"
-        run([python, "-m", "pip", "install", "--quiet", "--force-reinstall", "--no-deps", wheel])
-        print(f"  hosted, {wheel.name} installed:")
+        if "helpers/solutions/s13.py" not in shown:
+            sys.exit(f"notebook 01's first cell did not install {wheel.name}:\n{shown}")
+        print(f"  hosted, {wheel.name} installed (by that first cell):")
         execute(python, folder, INSTALLED, sandbox(python, temp))
 
 
