@@ -57,8 +57,8 @@ hosted: setup ## As students outside this repo get it: build the wheel; Binder's
 	$(BIN)/python tools/hosted.py
 
 lint: setup ## ruff over helpers, tests, benchmarks, tools, slides and notebooks
-	$(BIN)/ruff check helpers tests benchmarks tools slides notebooks
-	$(BIN)/ruff format --check helpers tests benchmarks tools slides
+	$(BIN)/ruff check setup.py helpers tests benchmarks tools slides notebooks
+	$(BIN)/ruff format --check setup.py helpers tests benchmarks tools slides
 
 execute: setup ## Re-run notebooks in place to refresh outputs, without this machine's paths (NB=path for one; FORCE=1 to overwrite uncommitted edits)
 	@targets="$(or $(NB),$(NOTEBOOKS))"; \

@@ -10,12 +10,14 @@
 - `helpers.exercises.check(key, answer)`: checks an exercise's answer, with a specific hint;
   `check_code(key, fn)` checks a function the student wrote.
 - `helpers.data`: small seeded data sets, generated (no downloads).
+- `glossary(term)`, `shape_sheet()`: the reference pages, shown in the notebook (Colab, Kaggle).
 """
 
 from helpers import bugs, data, exercises, plots, widgets
 from helpers.checks import compare
 from helpers.diagnosis import diagnose
 from helpers.packing import pack_padded_sequence
+from helpers.pages import glossary, shape_sheet
 from helpers.unroll import Step, Trace, trace, unroll
 
 __all__ = [
@@ -26,8 +28,10 @@ __all__ = [
     "data",
     "diagnose",
     "exercises",
+    "glossary",
     "pack_padded_sequence",
     "plots",
+    "shape_sheet",
     "trace",
     "unroll",
     "widgets",

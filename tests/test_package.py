@@ -43,9 +43,15 @@ def source_files():
 
 
 def test_the_wheel_holds_every_file_of_helpers_and_nothing_else_of_the_checkout(wheel):
-    """Package discovery cannot drop a module, a subpackage or a data file: the wheel's helpers/ is the tree's."""
-    names = set(zipfile.ZipFile(wheel).namelist())
-    assert {name for name in names if name.startswith("helpers/")} == source_files()
+    """Package discovery cannot drop a module, a subpackage or a data file: the wheel's helpers/ is the tree's,
+    plus the reference pages."""
+    archive = zipfile.ZipFile(wheel)
+    names = set(archive.namelist())
+    # setup.py adds the reference pages that sit beside the notebooks, unchanged.
+    pages = {f"helpers/docs/{page}": ROOT / "notebooks" / page for page in ("glossary.md", "shapes.md")}
+    assert {name for name in names if name.startswith("helpers/")} == source_files() | set(pages)
+    for name, source in pages.items():
+        assert archive.read(name).decode() == source.read_text(), f"{name} differs from {source}"
     assert {"helpers/solutions/__init__.py", "helpers/solutions/s13.py"} <= names
     others = {name.split("/")[0] for name in names if not name.startswith("helpers/")}
     assert others == {wheel.name.split("-")[0] + "-" + PYPROJECT["project"]["version"] + ".dist-info"}
@@ -93,9 +99,13 @@ def test_twine_check_accepts_the_sdist_and_the_wheel(dist):
 
 
 def test_helpers_and_every_solution_import_from_the_wheel_alone(wheel, tmp_path):
-    """Unpacked and first on the path (not this checkout), the wheel imports helpers and checks an exercise."""
+    """Unpacked and first on the path (not this checkout), the wheel imports helpers, its solutions and its pages."""
     zipfile.ZipFile(wheel).extractall(tmp_path / "site")
-    code = "import helpers, helpers.exercises as e; print(helpers.__file__); print(sorted(e.BY_KEY)[:1], len(e.BY_KEY))"
+    code = (
+        "import helpers, helpers.exercises as e; print(helpers.__file__); "
+        "print(sorted(e.BY_KEY)[:1], len(e.BY_KEY)); "
+        "from helpers import pages; print(len(pages._entries()), pages._read('shapes.md').splitlines()[0])"
+    )
     result = subprocess.run(
         [sys.executable, "-c", code],
         cwd=tmp_path,
@@ -104,6 +114,9 @@ def test_helpers_and_every_solution_import_from_the_wheel_alone(wheel, tmp_path)
         text=True,
     )
     assert result.returncode == 0, result.stderr
-    where, keys = result.stdout.splitlines()
+    where, keys, reference = result.stdout.splitlines()
     assert where == str(tmp_path / "site" / "helpers" / "__init__.py")
     assert int(keys.split()[-1]) >= 58
+    # No repository around it: the glossary and the shape sheet come from the wheel's own copies.
+    assert int(reference.split()[0]) >= 60
+    assert reference.endswith("# Shape cheat sheet: `nn.RNN`, `nn.LSTM`, `nn.GRU`")
