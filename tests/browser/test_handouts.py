@@ -107,7 +107,9 @@ def test_the_handout_has_one_page_per_slide_and_no_blank_page(notebook, script):
     assert handouts.pages(slides_pdf) == count, f"{slides_pdf.name}: {handouts.pages(slides_pdf)} pages, {count} slides"
     assert handouts.blank_pages(slides_pdf) == [], f"{slides_pdf.name} has blank pages"
     first_page = " ".join(PdfReader(slides_pdf).pages[0].extract_text().split())
-    assert "Text, figures, slides and handouts: CC BY 4.0; code: MIT." in first_page, "page 1 lacks the licence"
+    # The licence line; a PDF's text gives link texts ("CC BY 4.0", "MIT") apart from the line around them.
+    assert "The RNNs by hand authors. Text, figures, slides and handouts:" in first_page, "page 1 lacks the licence"
+    assert "CC BY 4.0" in first_page and "MIT" in first_page, "page 1 lacks the licences' names"
     maths = SlideNotes((SLIDES / f"{notebook.stem}.slides.html").read_text()).maths
     untypeset = [
         n for n, (page, tex) in enumerate(zip(PdfReader(slides_pdf).pages, maths), 1) if tex and not type3_fonts(page)
