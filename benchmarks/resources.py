@@ -6,8 +6,8 @@
 1. Kernels. Each notebook runs top to bottom in a fresh kernel (nbclient, the venv's python3
    kernelspec), in memory: the kernel's working directory is a temporary copy of notebooks/ and
    nothing is written back. MPLBACKEND is unset, as for a student (ipykernel's inline backend, no
-   display). Cells tagged raises-exception (or marked # NBVAL_RAISES_EXCEPTION) may raise; any other
-   error fails the notebook. Just before the kernel is shut down, /proc/<kernel pid>/status gives
+   display). Cells tagged raises-exception may raise; any other
+   error fails the notebook (every deliberate-error cell carries the tag). Just before the kernel is shut down, /proc/<kernel pid>/status gives
    VmHWM (the kernel's peak resident memory) and VmRSS (resident at the end). Kernel start (until it
    answers) and running the cells are timed apart, in wall seconds.
 2. The server. JupyterLab as the browser tests start it (tests/browser/test_browser.py: 127.0.0.1,
@@ -65,10 +65,7 @@ def find_process(*parts):
 
 def run_notebook(path, workdir):
     """Run the notebook in a fresh kernel in workdir; returns (kernel start s, cells s, memory())."""
-    nb = nbformat.read(path, as_version=4)
-    for cell in nb.cells:  # nbclient lets a cell raise only when it has the tag
-        if cell.cell_type == "code" and "# NBVAL_RAISES_EXCEPTION" in cell.source:
-            cell.metadata.setdefault("tags", []).append("raises-exception")
+    nb = nbformat.read(path, as_version=4)  # nbclient lets only cells tagged raises-exception raise
     client = NotebookClient(nb, kernel_name="python3", timeout=600, resources={"metadata": {"path": str(workdir)}})
     client.reset_execution_trackers()
     start = time.perf_counter()

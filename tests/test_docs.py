@@ -16,6 +16,8 @@ import torch
 from torch import nn
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence, pad_sequence
 
+from helpers import pages
+
 # The glossary and the shape cheat sheet sit beside the notebooks, so their links work wherever the folder goes.
 NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
 DOCS = NOTEBOOKS
@@ -316,20 +318,9 @@ def test_relative_links_point_to_existing_files(path):
         assert not file or (path.parent / file).exists(), f"{path.name}: {target} does not exist"
 
 
-def glossary_entries():
-    """Glossary entries: a line '- **term** ...' and the indented lines that continue it."""
-    entries = []
-    for line in GLOSSARY.read_text().splitlines():
-        if line.startswith("- **"):
-            entries.append(line)
-        elif line.startswith("  ") and entries:
-            entries[-1] += " " + line.strip()
-    return entries
-
-
 def test_every_glossary_entry_links_the_notebook_that_introduces_it():
     """Each entry has code and a link '[NN …](NN_….ipynb)' to an existing notebook."""
-    entries = glossary_entries()
+    entries = list(pages._entries().values())  # the parser helpers.glossary() uses
     assert len(entries) >= 40
     for entry in entries:
         term = entry[:60]

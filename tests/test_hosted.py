@@ -1,7 +1,6 @@
 """Starting outside this repository: the notebooks' first cell, the folder a hosted user gets, Binder's files,
 and tools/hosted.py's verdicts (`make hosted` runs the whole thing: a wheel, a venv, notebooks)."""
 
-import importlib.util
 import re
 import subprocess
 import sys
@@ -13,9 +12,12 @@ from IPython.core.inputtransformer2 import TransformerManager
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
-spec = importlib.util.spec_from_file_location("hosted", ROOT / "tools" / "hosted.py")
-hosted = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(hosted)
+
+
+@pytest.fixture
+def hosted(script):
+    """tools/hosted.py, loaded afresh (a test may change its ROOT)."""
+    return script("tools/hosted.py")
 
 
 def first_code(path):
@@ -98,7 +100,7 @@ def test_with_this_series_helpers_the_first_cell_prints_nothing_and_installs_not
         assert first.outputs == [], f"{path.name}: the first cell has stored output"
 
 
-def hosted_names():
+def hosted_names(hosted):
     """The file names a hosted user's folder holds (tools/hosted.py's HOSTED)."""
     return {path.name for pattern in hosted.HOSTED for path in ROOT.glob(pattern)}
 
@@ -110,24 +112,24 @@ def local_links(text):
 
 
 @pytest.mark.parametrize("path", [*NOTEBOOKS, *sorted((ROOT / "notebooks").glob("*.md"))], ids=lambda p: p.name)
-def test_every_link_from_a_notebook_or_its_pages_is_in_the_hosted_folder(path):
+def test_every_link_from_a_notebook_or_its_pages_is_in_the_hosted_folder(path, hosted):
     """A hosted copy (the notebooks folder alone) lacks no target: no ../docs/, no repository-only file."""
     if path.suffix == ".ipynb":
         cells = nbformat.read(path, as_version=4).cells
         text = "\n".join(cell.source for cell in cells if cell.cell_type == "markdown")
     else:
         text = path.read_text()
-    names = hosted_names()
+    names = hosted_names(hosted)
     missing = [target for target in local_links(text) if target.split("#")[0] not in names]
     assert not missing, f"{path.name} links {missing}, which a hosted folder lacks"
 
 
-def test_the_hosted_folder_holds_the_notebooks_their_pages_and_the_licences():
-    names = hosted_names()
+def test_the_hosted_folder_holds_the_notebooks_their_pages_and_the_licences(hosted):
+    names = hosted_names(hosted)
     assert {path.name for path in NOTEBOOKS} | {"glossary.md", "shapes.md", "LICENSE", "LICENSE-CC-BY-4.0"} == names
 
 
-def test_binder_installs_the_pinned_versions_the_package_not_editable_and_the_live_slides():
+def test_binder_installs_the_pinned_versions_the_package_not_editable_and_the_live_slides(hosted):
     """binder/: requirements pinned by requirements.txt with PyTorch's CPU index, Python 3.11, postBuild's `pip install .`."""
     lines = (ROOT / "binder" / "requirements.txt").read_text().splitlines()
     assert hosted.CPU_INDEX in lines and "-c ../requirements.txt" in lines
@@ -166,7 +168,7 @@ def test_a_notebook_passes_only_if_every_error_is_a_deliberate_one(tmp_path, cel
     assert (result.returncode == 0) == verdict.endswith("no other error")
 
 
-def test_the_cached_venv_s_key_depends_on_the_files_contents_not_on_where_the_clone_is(tmp_path, monkeypatch):
+def test_the_cached_venv_s_key_depends_on_the_files_contents_not_on_where_the_clone_is(tmp_path, monkeypatch, hosted):
     """CI clones afresh each time: the same requirements must find the same venv; a changed pin a new one."""
     for name in ("binder/requirements.txt", "requirements.txt", "pyproject.toml"):
         (tmp_path / name).parent.mkdir(exist_ok=True)
