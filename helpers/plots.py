@@ -14,11 +14,19 @@ from matplotlib.patches import FancyArrowPatch, FancyBboxPatch, Rectangle
 from matplotlib.ticker import MaxNLocator
 
 from helpers._validate import student_facing
+from helpers.describe import number, plain, say
 from helpers.graph import depends_on
 from helpers.unroll import GATES
 
-# Okabe & Ito's palette: its colours stay distinct under every common colour-vision deficiency.
-PALETTE = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000")
+# Lines and markers: Okabe & Ito's palette without its three light colours (orange, sky blue and
+# yellow are under 3:1 against white), plus a violet. Every colour is at least 3:1 on white, and
+# they stay apart under simulated protanopia, deuteranopia and tritanopia (tests/test_plots.py).
+# Colour is never the only cue: each unit also gets its own line style and marker.
+PALETTE = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#8833EE", "#000000")
+LINE_STYLES = ("-", "--", ":", "-.")  # a unit's second cue, with its marker
+MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
+HIGHLIGHT = "#E69F00"  # a highlighted box's fill (black text on it: 9.3:1); its thick edge says it too
+REFERENCE = "0.45"  # the zero line and other guides: grey at 4.4:1 on white
 DIRECTION_NAMES = ("forward", "backward")
 DIVERGING = "RdBu_r"  # blue negative, red positive, white zero; readable in greyscale too
 
@@ -46,19 +54,12 @@ def hidden_states(ax, states, label="h", ylim=(-1.05, 1.05)):
     """One line per hidden unit over time steps 1..T; returns the list of Line2D."""
     states = time_by_unit(states)
     steps = np.arange(1, len(states) + 1)
-    marker = "o" if len(states) <= 25 else None  # dots help count steps, until they crowd
+    markers = len(states) <= 25  # markers help count steps, until they crowd
     lines = [
-        ax.plot(
-            steps,
-            states[:, unit],
-            marker=marker,
-            markersize=3,
-            color=PALETTE[unit % len(PALETTE)],
-            label=f"${label}[{unit}]$",
-        )[0]
+        ax.plot(steps, states[:, unit], markersize=4 if markers else 0, label=f"${label}[{unit}]$", **cue(unit))[0]
         for unit in range(states.shape[1])
     ]
-    ax.axhline(0, color="0.8", linewidth=0.8, zorder=0)
+    ax.axhline(0, color=REFERENCE, linewidth=0.6, zorder=0)
     ax.set_xlabel("time step t")
     ax.set_ylabel(f"${label}_t$")
     ax.set_xlim(0.5, len(states) + 0.5)
@@ -68,6 +69,15 @@ def hidden_states(ax, states, label="h", ylim=(-1.05, 1.05)):
     if 1 < states.shape[1] <= 8:  # beside the plot, where redrawn lines cannot cover it
         ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize="small", frameon=False)
     return lines
+
+
+def cue(k):
+    """The colour, line style and marker of the k-th series: it differs from the others in more than colour."""
+    return {
+        "color": PALETTE[k % len(PALETTE)],
+        "linestyle": LINE_STYLES[k % len(LINE_STYLES)],
+        "marker": MARKERS[k % len(MARKERS)],
+    }
 
 
 @student_facing
@@ -159,7 +169,74 @@ def draw_unrolled(ax, num_layers=1, bidirectional=False, seq_len=4, highlight=No
     ax.set_ylim(-0.4, grid.top + 0.3)
     ax.set_aspect("equal")
     ax.axis("off")
+    say(ax, _unrolled_text(grid, highlight, needed))
     return artists
+
+
+def _unrolled_text(grid, highlight, needed):
+    """draw_unrolled's graph in words: its layout, and what the highlighted result depends on."""
+    T = grid.seq_len
+    kind = "bidirectional" if grid.directions == 2 else "unidirectional"
+    text = (
+        f"the unrolled graph of a {grid.num_layers}-layer {kind} nn.RNN over {T} time steps. Inputs x_1 to x_{T} "
+        f"at the bottom, output[0] to output[{T - 1}] at the top, one row of cells per layer"
+        + (" and direction" if grid.directions == 2 else "")
+        + ". Each forward cell reads the state of the step before it"
+        + (", each backward cell the state of the step after it" if grid.directions == 2 else "")
+        + (
+            ", and ⊕ joins the forward and backward states of each step for the layer above"
+            if grid.directions == 2
+            else ", and the cell below"
+        )
+        + ". "
+        + ", ".join(
+            f"h_n[{layer * grid.directions + direction}] comes from the {DIRECTION_NAMES[direction]} cell of layer "
+            f"{layer} at step {T if direction == 0 else 1}"
+            for layer in range(grid.num_layers)
+            for direction in range(grid.directions)
+        )
+        + "."
+    )
+    if highlight is None:
+        return text
+    cells, inputs = needed
+    rows = []
+    for layer in range(grid.num_layers):
+        for direction in range(grid.directions):
+            steps = sorted(t + 1 for (row, d, t) in cells if (row, d) == (layer, direction))
+            if steps:
+                rows.append(f"layer {layer} {DIRECTION_NAMES[direction]} at {_listed(steps)}")
+    xs = _listed(sorted(t + 1 for t in inputs))
+    return (
+        text + f" Highlighted, what {_result_name(highlight)} depends on: cells of {'; '.join(rows)}; inputs x at {xs}."
+    )
+
+
+def _result_name(highlight):
+    """('output', 2) -> 'output[2]'; ('cell', 1, 0, 0) -> 'the forward cell of layer 1 at step 1'."""
+    if highlight[0] == "cell":
+        _, layer, direction, t = highlight
+        return f"the {DIRECTION_NAMES[direction]} cell of layer {layer} at step {t + 1}"
+    return f"{highlight[0]}[{highlight[1]}]"
+
+
+def _listed(numbers):
+    """[1, 2, 3, 5] -> 'steps 1 to 3 and 5'; [4] -> 'step 4'."""
+    runs, start = [], None
+    for k, n in enumerate(numbers):
+        if start is None:
+            start = n
+        if k + 1 == len(numbers) or numbers[k + 1] != n + 1:
+            runs.append(str(start) if start == n else f"{start} to {n}")
+            start = None
+    if not runs:
+        return "no step"
+    return (
+        ("step " if runs == [str(numbers[0])] else "steps ")
+        + ", ".join(runs[:-1])
+        + (" and " if len(runs) > 1 else "")
+        + runs[-1]
+    )
 
 
 def unrolled_size(num_layers=1, bidirectional=False, seq_len=4):
@@ -216,7 +293,8 @@ class _Grid:
 class _Pen:
     """Boxes and arrows on one Axes, coloured by whether they lie on the highlighted path."""
 
-    LIT, PLAIN, FADED = PALETTE[1], "#DCEBF7", "#F2F2F2"  # orange: what the highlighted result depends on
+    # What the highlighted result depends on: orange boxes with a thick black edge, thick orange-red arrows.
+    LIT, PLAIN, FADED = PALETTE[1], "#DCEBF7", "#F2F2F2"
 
     def __init__(self, ax, lit):
         self.ax, self.lit, self.arrows = ax, lit, []  # lit: (cells, input steps), or None without a highlight
@@ -228,7 +306,7 @@ class _Pen:
         return cell in self.lit[0] if cell is not None else input_step in self.lit[1]
 
     def box(self, xy, text, is_lit, height=_Grid.height):
-        face = self.PLAIN if self.lit is None else (self.LIT if is_lit else self.FADED)
+        face = self.PLAIN if self.lit is None else (HIGHLIGHT if is_lit else self.FADED)
         width = _Grid.width
         patch = FancyBboxPatch(
             (xy[0] - width / 2, xy[1] - height / 2),
@@ -236,8 +314,8 @@ class _Pen:
             height,
             boxstyle="round,pad=0.04",
             facecolor=face,
-            edgecolor="0.3",
-            linewidth=1,
+            edgecolor="black" if is_lit else "0.3",
+            linewidth=2.4 if is_lit else 1,
             zorder=2,
         )
         self.ax.add_patch(patch)
@@ -349,9 +427,9 @@ def cell_and_hidden(ax, trace, unit=0, layer=0, direction=0, batch=0):
         values = values[:, batch] if trace.batched else values
         series.append(time_by_unit(values)[:, unit])
     steps = np.arange(1, len(series[0]) + 1)
-    c_line = ax.plot(steps, series[0], color=PALETTE[5], marker="s", markersize=3, label=f"$c_t[{unit}]$ (cell)")[0]
-    h_line = ax.plot(steps, series[1], color=PALETTE[0], marker="o", markersize=3, label=f"$h_t[{unit}]$ (hidden)")[0]
-    ax.axhline(0, color="0.8", linewidth=0.8, zorder=0)
+    c_line = ax.plot(steps, series[0], **cue(1), markersize=3, label=f"$c_t[{unit}]$ (cell)")[0]
+    h_line = ax.plot(steps, series[1], **cue(0), markersize=3, label=f"$h_t[{unit}]$ (hidden)")[0]
+    ax.axhline(0, color=REFERENCE, linewidth=0.6, zorder=0)
     ax.set_xlabel("time step t")
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize="small", frameon=False)
@@ -390,7 +468,7 @@ def over_text(ax, text, values, limit=1.0, label=None, width=None):
     texts = []
     for x, (character, colour) in enumerate(zip(text, colours, strict=True)):
         ax.add_patch(Rectangle((x, 0), 1, 1, facecolor=colour, edgecolor="none"))
-        dark = colour[:3] @ np.array([0.299, 0.587, 0.114]) < 0.5  # white letters on dark cells
+        dark = _luminance(colour) < 0.179  # white letters where they contrast more than black (>= 4.5:1 either way)
         texts.append(
             ax.text(
                 x + 0.5,
@@ -410,4 +488,25 @@ def over_text(ax, text, values, limit=1.0, label=None, width=None):
         spine.set_visible(False)
     if label is not None:
         ax.set_ylabel(label, rotation=0, ha="right", va="center")
+    say(ax, _text_values(text, values, label, limit))
     return texts
+
+
+def _luminance(colour):
+    """WCAG's relative luminance of an RGB(A) colour with channels in [0, 1]."""
+    rgb = np.asarray(colour[:3], float)
+    linear = np.where(rgb <= 0.04045, rgb / 12.92, ((rgb + 0.055) / 1.055) ** 2.4)
+    return float(linear @ np.array([0.2126, 0.7152, 0.0722]))
+
+
+def _text_values(text, values, label, limit):
+    """over_text in words: each character's value, or for a long text its strongest ones."""
+    head = f"{plain(label)}: " if label else ""
+    head += (
+        f"the text {text!r}, each character coloured by its value (blue {number(-limit)}, white 0, red {number(limit)})"
+    )
+    if len(text) <= 40:
+        return head + ": " + ", ".join(f"{c!r} {number(v)}" for c, v in zip(text, values, strict=True))
+    order = np.argsort(values)
+    strongest = lambda picks: ", ".join(f"{text[k]!r} at {k + 1} ({number(values[k])})" for k in picks)  # noqa: E731
+    return head + f"; highest: {strongest(order[::-1][:5])}; lowest: {strongest(order[:5])}"

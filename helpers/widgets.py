@@ -31,6 +31,7 @@ from torch.nn.utils.rnn import PackedSequence
 
 from helpers import plots
 from helpers._validate import student_facing
+from helpers.describe import describe
 from helpers.unroll import GATES, trace
 
 MAX_CONTROLS = 24  # more sliders than this is a wall, not an experiment
@@ -132,6 +133,10 @@ class _Picture:
         self._canvas = FigureCanvasAgg(figure)
         width = self._canvas.get_width_height()[0]
         self.image = widgets.Image(format="png", layout=widgets.Layout(width=f"{width}px"))
+        # The plot in words (helpers.describe), kept current: the image's text alternative (its tooltip,
+        # which the decks make its alt text), and a polite live region below it for screen readers.
+        self.description = widgets.HTML(layout=widgets.Layout(width=f"{width}px"))
+        self.description.add_class("rnns-figure-description")
         self.status = widgets.HTML()  # errors raised by a change appear here
         self.last_error = None  # the exception of the last failed change, also shown in the widget
 
@@ -151,8 +156,13 @@ class _Picture:
             self.last_error, self.status.value = error, _error_html(error)
 
     def _store(self):
-        """Put the canvas's current pixels into the Image, as PNG."""
+        """Put the canvas's current pixels into the Image, as PNG, and their description beside it."""
         self.image.value = _png(self._canvas)
+        text = describe(self.figure)
+        self.image.tooltip = text
+        self.description.value = (
+            f'<div aria-live="polite" style="font-size: 0.85em; line-height: 1.3">{html.escape(text)}</div>'
+        )
 
     def _repr_mimebundle_(self, **kwargs):
         """Display as self.widget; the text form is the short repr (stable, for nbval).
@@ -195,7 +205,7 @@ class Explorer(_Picture):
         self._redraw(full=True)
         self._follow()
         sliders = widgets.VBox(list(self.controls.values()), layout=widgets.Layout(max_height="420px", overflow="auto"))
-        self.widget = widgets.HBox([sliders, widgets.VBox([self.image, self.status])])
+        self.widget = widgets.HBox([sliders, widgets.VBox([self.image, self.description, self.status])])
 
     def __repr__(self):
         return f"Explorer({self.module!r}, {len(self.controls)} controls: {', '.join(self.controls)})"
@@ -354,7 +364,9 @@ class Panel(_Picture):
         self.controls, self._update = dict(controls), update
         self._apply()  # a mistake in update fails here, in the cell that made the panel
         self._follow()
-        self.widget = widgets.VBox([widgets.HBox(list(self.controls.values())), self.image, self.status])
+        self.widget = widgets.VBox(
+            [widgets.HBox(list(self.controls.values())), self.image, self.description, self.status]
+        )
 
     def __repr__(self):
         return f"Panel({len(self.controls)} controls: {', '.join(self.controls)})"

@@ -176,3 +176,91 @@ def test_over_text_explains_a_mismatch(text, values, width, message):
     """Values of the wrong length, a text that is not a str, or too small a width: an error that says so."""
     with pytest.raises((ValueError, TypeError), match=re.escape(message)):
         plots.over_text(axes()[0][0], text, values, width=width)
+
+
+# Machado, Oliveira & Fernandes (2009), severity 1: linear-RGB matrices that simulate each dichromacy.
+DICHROMACY = {
+    "protanopia": [[0.152286, 1.052583, -0.204868], [0.114503, 0.786281, 0.099216], [-0.003882, -0.048116, 1.051998]],
+    "deuteranopia": [[0.367322, 0.860646, -0.227968], [0.280085, 0.672501, 0.047413], [-0.011820, 0.042940, 0.968881]],
+    "tritanopia": [[1.255528, -0.076749, -0.178779], [-0.078411, 0.930809, 0.147602], [0.004733, 0.691367, 0.303900]],
+}
+
+
+def linear_rgb(colour):
+    rgb = np.asarray(matplotlib.colors.to_rgb(colour))
+    return np.where(rgb <= 0.04045, rgb / 12.92, ((rgb + 0.055) / 1.055) ** 2.4)
+
+
+def contrast_on_white(colour):
+    """WCAG 2.1's contrast ratio of a colour against white."""
+    return 1.05 / (linear_rgb(colour) @ [0.2126, 0.7152, 0.0722] + 0.05)
+
+
+def cie_lab(linear):
+    """CIE L*a*b* (D65) of a linear-RGB colour."""
+    xyz = np.array([[0.4124, 0.3576, 0.1805], [0.2126, 0.7152, 0.0722], [0.0193, 0.1192, 0.9505]]) @ np.clip(
+        linear, 0, 1
+    )
+    xyz = xyz / [0.95047, 1.0, 1.08883]
+    f = np.where(xyz > 216 / 24389, np.cbrt(xyz), (24389 / 27 * xyz + 16) / 116)
+    return np.array([116 * f[1] - 16, 500 * (f[0] - f[1]), 200 * (f[1] - f[2])])
+
+
+@pytest.mark.parametrize("colour", [*plots.PALETTE, plots.REFERENCE])
+def test_every_line_colour_has_3_to_1_contrast_on_white(colour):
+    """WCAG 1.4.11: lines, markers and the zero line stand out from the white background at >= 3:1."""
+    assert contrast_on_white(colour) >= 3.0, f"{colour}: {contrast_on_white(colour):.2f}:1"
+
+
+def test_contrast_helper_fails_the_colours_the_palette_dropped():
+    """The check can fail: Okabe-Ito's orange, sky blue and yellow are under 3:1 on white."""
+    assert all(contrast_on_white(colour) < 3.0 for colour in ("#E69F00", "#56B4E9", "#F0E442"))
+
+
+@pytest.mark.parametrize("vision", ["typical", *DICHROMACY])
+def test_palette_colours_stay_apart_under_each_colour_vision_deficiency(vision):
+    """Every pair of palette colours is >= 15 apart in CIELAB (ΔE*ab) as seen with each dichromacy."""
+    simulate = np.eye(3) if vision == "typical" else np.array(DICHROMACY[vision])
+    seen = {colour: cie_lab(simulate @ linear_rgb(colour)) for colour in plots.PALETTE}
+    close = [
+        (a, b, round(float(np.linalg.norm(seen[a] - seen[b])), 1))
+        for k, a in enumerate(plots.PALETTE)
+        for b in plots.PALETTE[k + 1 :]
+        if np.linalg.norm(seen[a] - seen[b]) < 15
+    ]
+    assert not close, f"hard to tell apart under {vision}: {close}"
+
+
+def test_simulation_confuses_what_protanopes_confuse():
+    """The simulation is real: matplotlib's default orange and green, apart for typical vision, merge under protanopia."""
+    orange, green = "#ff7f0e", "#2ca02c"
+    typical = np.linalg.norm(cie_lab(linear_rgb(orange)) - cie_lab(linear_rgb(green)))
+    protan = np.array(DICHROMACY["protanopia"])
+    merged = np.linalg.norm(cie_lab(protan @ linear_rgb(orange)) - cie_lab(protan @ linear_rgb(green)))
+    assert typical > 40 and merged < 15
+
+
+def test_hidden_states_tells_units_apart_by_line_style_and_marker_too():
+    """A second cue: no two of 8 units share both line style and marker (or colour and line style)."""
+    lines = plots.hidden_states(axes()[0][0], torch.zeros(6, 8))
+    cues = [(line.get_linestyle(), line.get_marker()) for line in lines]
+    assert len(set(cues)) == 8
+    assert len({(line.get_color(), line.get_linestyle()) for line in lines}) == 8
+
+
+def test_draw_unrolled_marks_a_highlight_by_its_edge_as_well_as_its_colour():
+    """Highlighted boxes have a thick black edge; the others a thin grey one."""
+    drawn = plots.draw_unrolled(axes()[0][0], 1, False, 3, highlight=("output", 0))
+    widths = {key: patch.get_linewidth() for key, patch in drawn["cells"].items()}
+    assert widths[0, 0, 0] > 2 and widths[0, 0, 1] <= 1
+
+
+def test_over_text_letters_reach_4_5_to_1_on_every_cell():
+    """Black or white letters, whichever contrasts more: >= 4.5:1 on every colour of the scale."""
+    ax = axes()[0][0]
+    values = np.linspace(-1, 1, 41)
+    drawn = plots.over_text(ax, "x" * 41, values)
+    for text, patch in zip(drawn, ax.patches, strict=True):
+        cell, letter = linear_rgb(patch.get_facecolor()[:3]), linear_rgb(text.get_color())
+        luminances = sorted(v @ [0.2126, 0.7152, 0.0722] for v in (cell, letter))
+        assert (luminances[1] + 0.05) / (luminances[0] + 0.05) >= 4.5

@@ -1,5 +1,6 @@
 """helpers.widgets: the explorer's sliders that set weights and redraw hidden states in place; panels."""
 
+import html
 import io
 import re
 import tracemalloc
@@ -38,6 +39,21 @@ def test_moving_a_slider_recomputes_the_copy_and_redraws_the_same_figure(scalar_
     assert explorer.figure is figure and explorer._lines[0, 0] is lines
     assert list(lines[0].get_ydata()) == pytest.approx(explorer.trace.output.flatten().tolist())
     assert explorer.image.value != before and bytes(explorer.image.value).startswith(b"\x89PNG")
+
+
+def test_the_plot_in_words_follows_every_slider_move(scalar_rnn):
+    """The image's tooltip (its alt text in the decks) and the live region hold the states now drawn."""
+    explorer = explore(scalar_rnn, PULSE)
+    first = explorer.image.tooltip
+    assert first == helpers.describe(explorer.figure)
+    states = ", ".join(f"{v:.2f}" for v in explorer.trace.output.flatten().tolist())
+    assert f"(time step t = 1 to 6): {states}." in first
+    explorer.controls["weight_hh_l0[0,0]"].value = 0.5
+    states = ", ".join(f"{v:.2f}".replace("-0.00", "0.00") for v in explorer.trace.output.flatten().tolist())
+    assert explorer.image.tooltip != first and f"(time step t = 1 to 6): {states}." in explorer.image.tooltip
+    assert 'aria-live="polite"' in explorer.description.value
+    assert html.escape(explorer.image.tooltip) in explorer.description.value
+    assert "rnns-figure-description" in explorer.description._dom_classes
 
 
 def test_input_values_can_have_sliders_too(scalar_rnn):

@@ -1,0 +1,120 @@
+"""Every Matplotlib figure a notebook shows: in a colour-blind-safe style, with its text alternative.
+
+`import helpers` calls `install()` in IPython (a notebook's kernel), which
+- sets Matplotlib's colour cycle to `helpers.plots.PALETTE`, each colour with its own line style,
+  so a student's own `ax.plot` lines differ in more than colour;
+- shows each figure with `helpers.describe(figure)` as its image's alt text: in the output's
+  metadata (`image/png` → `alt`, which the decks' and HTML exports' template writes into the
+  <img>), as its text/plain (what nbval compares, so the stored descriptions are checked), and as a
+  text/markdown image with that alt text, which JupyterLab, Notebook 7 and Voila show instead of
+  the bare PNG (their image renderer ignores `alt`).
+
+Outside IPython nothing changes. Introduced in notebooks/01_scalar_rnn.ipynb.
+"""
+
+import base64
+import functools
+import re
+import weakref
+
+import matplotlib
+from cycler import cycler
+from matplotlib.figure import Figure
+
+from helpers.describe import describe
+from helpers.plots import LINE_STYLES, PALETTE
+
+_last = weakref.WeakKeyDictionary()  # figure -> its PNG, drawn for text/markdown and reused for image/png
+# 12 pairs of colour and line style (6 colours, 4 styles), each different from the others: lines stay
+# apart without colour.
+STYLE = {
+    "axes.prop_cycle": cycler(color=[PALETTE[k % len(PALETTE)] for k in range(12)])
+    + cycler(linestyle=[LINE_STYLES[k % len(LINE_STYLES)] for k in range(12)])
+}
+
+
+def install(shell=None):
+    """Apply STYLE and show figures with their descriptions in `shell` (default: the running IPython)."""
+    if shell is None:
+        try:
+            from IPython import get_ipython
+        except ImportError:
+            return False
+        shell = get_ipython()
+        if shell is None:
+            return False
+    import matplotlib.pyplot as plt
+
+    # Matplotlib loads its backend at the first figure; the inline backend then resets every formatter
+    # for Figure (IPython's select_figure_formats). Loading it now lets ours, registered after, stay.
+    try:
+        shell.display_formatter.formatters["image/png"].lookup_by_type(Figure)
+    except KeyError:  # not loaded yet (switching closes open figures, so only then)
+        plt.switch_backend(matplotlib.get_backend())
+    matplotlib.rcParams.update(STYLE)
+    _register(shell)
+    # `%matplotlib inline` resets them again: register them again before each cell.
+    if not any(getattr(callback, "_helpers", False) for callback in shell.events.callbacks["pre_run_cell"]):
+        callback = functools.partial(_register, shell)
+        callback._helpers = True
+        shell.events.register("pre_run_cell", callback)
+    return True
+
+
+def _register(shell, *_):
+    """Figure's formatters: text/plain and text/markdown say what it shows, image/png gets alt text."""
+    formatters = shell.display_formatter.formatters
+    formatters["text/plain"].for_type(Figure, _plain)
+    formatters["text/markdown"].for_type(Figure, _markdown)
+    _wrap_png(shell)
+
+
+def _plain(figure, printer, cycle):
+    printer.text(describe(figure))
+
+
+def _wrap_png(shell, *_):
+    """Make the PNG formatter for Figure (the inline backend's) also return {"alt": description}."""
+    png = shell.display_formatter.formatters["image/png"]
+    try:
+        current = png.lookup_by_type(Figure)
+    except KeyError:
+        return  # no inline backend yet: pyplot's import will register one, wrapped before the next cell
+    if getattr(current, "_helpers", False):
+        return
+
+    @functools.wraps(current)
+    def with_alt(figure):
+        drawn = _last.pop(figure, None)  # drawn a moment ago for the text/markdown copy
+        result = drawn if drawn is not None else current(figure)
+        data, metadata = result if isinstance(result, tuple) else (result, {})
+        if data is None:
+            return None
+        return data, {**(metadata or {}), "alt": describe(figure)}
+
+    with_alt._helpers = True
+    png.for_type(Figure, with_alt)
+
+
+def _markdown(figure):
+    """The figure as a markdown image whose alt text is its description (JupyterLab renders it).
+
+    IPython asks for text/markdown before image/png; the PNG drawn here is kept for that request,
+    so each figure is drawn once.
+    """
+    from IPython import get_ipython
+
+    shell = get_ipython()
+    try:
+        current = shell.display_formatter.formatters["image/png"].lookup_by_type(Figure)
+    except (AttributeError, KeyError):
+        return None  # no IPython, or no inline backend: the figure is not shown as a PNG either
+    drawn = getattr(current, "__wrapped__", current)(figure)
+    data = drawn[0] if isinstance(drawn, tuple) else drawn
+    if data is None:
+        return None
+    _last.clear()
+    _last[figure] = drawn
+    text = data if isinstance(data, str) else base64.b64encode(data).decode()
+    alt = re.sub(r"([\\`*_\[\]<>|~])", r"\\\1", describe(figure))  # markdown's own characters, escaped
+    return f"![{alt}](data:image/png;base64,{text.strip()})"

@@ -1,0 +1,58 @@
+"""helpers.figures in a real kernel: every figure shown carries its description, in the house style."""
+
+import re
+
+import nbclient
+import nbformat
+import pytest
+
+from helpers import plots
+
+
+@pytest.fixture(scope="module")
+def outputs():
+    """Run a small notebook in a fresh python3 kernel; return each cell's outputs."""
+    cells = [
+        "import helpers\nimport matplotlib.pyplot as plt",
+        # A plain ax.plot, shown with plt.show(): the house style and the description apply to it too.
+        "fig, ax = plt.subplots(figsize=(3, 2))\nax.plot([1, 2, 3], [0.5, -0.25, 0.0], label='a [b]_c')\n"
+        "print(ax.get_lines()[0].get_color(), ax.get_lines()[0].get_linestyle())\nplt.show()",
+        # %matplotlib inline resets the figure formatters; the next cell's figures still get alt text.
+        "%matplotlib inline",
+        "fig, ax = plt.subplots(figsize=(3, 2))\nhelpers.plots.hidden_states(ax, [[0.1], [0.2]])\nplt.show()",
+    ]
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(source) for source in cells])
+    nbclient.NotebookClient(notebook, kernel_name="python3", timeout=120).execute()
+    return [cell.outputs for cell in notebook.cells]
+
+
+def figure_output(cell_outputs):
+    (shown,) = [output for output in cell_outputs if "image/png" in output.get("data", {})]
+    return shown
+
+
+@pytest.mark.parametrize("cell", [1, 3])
+def test_each_figure_carries_its_description_as_alt_text_plain_text_and_markdown(outputs, cell):
+    """image/png's metadata alt, text/plain, and a markdown image with that alt (JupyterLab shows it)."""
+    shown = figure_output(outputs[cell])
+    alt = shown["metadata"]["image/png"]["alt"]
+    assert alt == shown["data"]["text/plain"]
+    assert alt.startswith("One line of ")
+    markdown = shown["data"]["text/markdown"]
+    match = re.fullmatch(r"!\[(.*)\]\(data:image/png;base64,([A-Za-z0-9+/=]+)\)", markdown, re.S)
+    assert match and match[2] == shown["data"]["image/png"].strip()
+    assert re.sub(r"\\(.)", r"\1", match[1]) == alt  # the same words, markdown's characters escaped
+
+
+def test_the_description_reads_the_numbers_drawn(outputs):
+    assert (
+        figure_output(outputs[1])["data"]["text/plain"]
+        == "One line of y against x; a [b]_c (x = 1 to 3): 0.50, -0.25, 0.00."
+    )
+    assert r"a \[b\]\_c" in figure_output(outputs[1])["data"]["text/markdown"]
+
+
+def test_a_students_own_lines_get_the_palette_and_its_line_styles(outputs):
+    """The first line of a plain ax.plot is the palette's first colour, solid (the second is dashed)."""
+    printed = "".join(output.get("text", "") for output in outputs[1])
+    assert printed.split() == [plots.PALETTE[0], "-"]
