@@ -25,6 +25,7 @@ import zlib
 import ipywidgets as widgets
 import numpy as np
 import torch
+import traitlets
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from torch.nn.utils.rnn import PackedSequence
@@ -133,8 +134,11 @@ class _Picture:
         self._canvas = FigureCanvasAgg(figure)
         width = self._canvas.get_width_height()[0]
         self.image = widgets.Image(format="png", layout=widgets.Layout(width=f"{width}px"))
-        # The plot in words (helpers.describe), kept current: the image's text alternative (its tooltip,
-        # which the decks make its alt text), and a polite live region below it for screen readers.
+        # The plot in words (helpers.describe), kept current: the image's tooltip, which browsers give
+        # it as its accessible name (its title; the decks copy it to alt), and a polite live region
+        # below the plot. ipywidgets 8's Image has no alt, and its view shows a tooltip only beside an
+        # empty `description`, which Image lacks (without one the view fails: ipywidgets PR #3921).
+        self.image.add_traits(description=traitlets.Unicode("").tag(sync=True))
         self.description = widgets.HTML(layout=widgets.Layout(width=f"{width}px"))
         self.description.add_class("rnns-figure-description")
         self.status = widgets.HTML()  # errors raised by a change appear here
