@@ -17,7 +17,7 @@ export PATH := $(CURDIR)/$(BIN):$(PATH)
 # JupyterLab refuses to run as root unless told; only then is the flag added.
 ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root)
 
-.PHONY: help setup lab restore test unit nbval hosted lint execute parity bench compat test-browser slides handouts clean
+.PHONY: help setup lab restore test unit nbval hosted lint execute parity bench compat test-browser slides html handouts clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -78,12 +78,16 @@ execute: setup ## Re-run notebooks in place to refresh outputs, without this mac
 	  $(BIN)/python tools/clean_outputs.py "$$nb" || exit 1; \
 	done
 
-test-browser: setup slides handouts ## Headless Chromium: widget notebooks in JupyterLab and Voila (build/browser), every slide deck offline (build/slides-screenshots), the handout PDFs
+test-browser: setup slides html handouts ## Headless Chromium: widget notebooks in JupyterLab and Voila (build/browser), every slide deck offline (build/slides-screenshots), the handout PDFs, accessibility (axe-core, keyboard: build/accessibility)
 	@test -x /usr/bin/chromium || { apt-get update && apt-get install -y chromium; }
 	$(BIN)/python -m pytest -v -p no:cacheprovider tests/browser
 
 slides: setup $(SLIDES_NPM)/.installed ## One offline reveal.js deck per notebook, and an index: build/slides/index.html
 	$(BIN)/python slides/build.py --npm $(SLIDES_NPM)/node_modules --out build/slides $(NOTEBOOKS)
+
+# The pages load MathJax, require.js and the widget renderer from build/slides/vendor (relative paths).
+html: slides ## Each notebook as one accessible page, offline: build/html/NN_name.html (figures with alt text, named widget controls)
+	$(BIN)/python slides/build.py --npm $(SLIDES_NPM)/node_modules --out build/slides --html build/html $(NOTEBOOKS)
 
 # Printed with Debian's Chromium (installed here if missing), from the decks, offline. The second
 # build.py run only rewrites the index (no deck is stale), which then links the PDFs.
@@ -92,7 +96,8 @@ handouts: slides ## Print each deck to build/handouts/NN_name.pdf (a page per sl
 	$(BIN)/python slides/handouts.py --slides build/slides --out build/handouts
 	$(BIN)/python slides/build.py --npm $(SLIDES_NPM)/node_modules --out build/slides $(NOTEBOOKS)
 
-# reveal.js, require.js, jQuery, MathJax and the widget renderer, at slides/package-lock.json's versions.
+# reveal.js, require.js, jQuery, MathJax and the widget renderer, at slides/package-lock.json's versions;
+# and axe-core, which only the accessibility test loads (from here, never copied into the decks).
 $(SLIDES_NPM)/.installed: slides/package.json slides/package-lock.json
 	@command -v npm >/dev/null || { apt-get update && apt-get install -y nodejs npm; }
 	@mkdir -p $(SLIDES_NPM) && cp slides/package.json slides/package-lock.json $(SLIDES_NPM)/

@@ -6,7 +6,10 @@ build/slides-npm/node_modules:
     python slides/build.py --npm build/slides-npm/node_modules --out build/slides notebooks/NN_*.ipynb
 
 The decks are nbconvert's SlidesExporter with the template slides/templates/rnns, made from the
-notebooks' stored outputs and widget state (nothing is executed). Everything a deck loads is copied
+notebooks' stored outputs and widget state (nothing is executed). With `--html DIR`, each notebook
+is also exported as one readable page, DIR/NN_name.html (nbconvert's HTMLExporter, JupyterLab's look,
+template slides/templates/rnns-html), loading MathJax, require.js and the widget renderer from
+OUT/vendor/ by relative paths: DIR works offline while OUT sits where it was built. Everything a deck loads is copied
 into OUT/vendor/ and referenced by a relative path, so OUT can be copied anywhere (a USB stick, a
 laptop with no network) and each deck opened straight from disk. A deck is rebuilt only when its
 notebook, the template or this script is newer than it; the theme (slides/rnns.css, which the decks
@@ -16,6 +19,7 @@ link to) and the index are written on every run.
 import argparse
 import html
 import json
+import os
 import re
 import shutil
 import sys
@@ -23,7 +27,7 @@ import time
 from pathlib import Path
 
 import mistune
-from nbconvert import SlidesExporter
+from nbconvert import HTMLExporter, SlidesExporter
 from traitlets.config import Config
 
 HERE = Path(__file__).resolve().parent
@@ -63,9 +67,27 @@ LICENCE = (
 )
 
 
+# nbconvert's HTML order, with a PNG before markdown: helpers show each figure as both (the markdown
+# copy is for JupyterLab, which ignores a PNG's alt); the PNG takes its alt text from its metadata
+# (slides/templates/figure.html.j2) and keeps the figure's own size.
+PRIORITY = [
+    "application/vnd.jupyter.widget-view+json",
+    "application/javascript",
+    "text/html",
+    "image/svg+xml",
+    "image/png",
+    "image/jpeg",
+    "text/markdown",
+    "text/vnd.mermaid",
+    "text/latex",
+    "text/plain",
+]
+
+
 def exporter():
     """nbconvert's SlidesExporter with local URLs, the rnns template and a 1280x720 canvas."""
     c = Config()
+    c.NbConvertBase.display_data_priority = PRIORITY
     for name, url in URLS.items():
         setattr(c.SlidesExporter, name, url)
     c.SlidesExporter.reveal_theme = "rnns"  # OUT/vendor/reveal.js/dist/theme/rnns.css: slides/rnns.css
@@ -76,8 +98,41 @@ def exporter():
     c.SlidesExporter.exclude_input_prompt = True  # no "In [3]:" column: the code gets the width
     c.SlidesExporter.exclude_output_prompt = True
     c.SlidesExporter.extra_template_basedirs = [str(TEMPLATES)]
+    c.SlidesExporter.extra_template_paths = [str(TEMPLATES)]  # figure.html.j2, widgets_access.js
     c.SlidesExporter.template_name = "rnns"
     return SlidesExporter(config=c)
+
+
+def html_exporter(vendor):
+    """nbconvert's HTMLExporter with the rnns-html template, loading what it needs from `vendor` (a relative URL).
+
+    What lab/index.html.j2 would fetch from CDNs: MathJax, require.js, the widget renderer (all
+    settable) and mermaid (emptied in the template: the lessons draw no mermaid diagrams).
+    """
+    c = Config()
+    c.NbConvertBase.display_data_priority = PRIORITY
+    for name in ("require_js_url", "mathjax_url", "widget_renderer_url"):
+        setattr(c.HTMLExporter, name, URLS[name].replace("vendor", vendor, 1))
+    c.HTMLExporter.extra_template_basedirs = [str(TEMPLATES)]
+    c.HTMLExporter.extra_template_paths = [str(TEMPLATES)]
+    c.HTMLExporter.template_name = "rnns-html"
+    return HTMLExporter(config=c)
+
+
+def export_html(notebooks, out, html_dir, newest_input):
+    """html_dir/NN_name.html for each notebook (stale ones only): the notebook as one accessible page."""
+    html_dir.mkdir(parents=True, exist_ok=True)
+    vendor = Path(os.path.relpath(out / "vendor", html_dir)).as_posix()
+    exporter = None
+    for notebook in notebooks:
+        page = html_dir / f"{notebook.stem}.html"
+        if page.exists() and page.stat().st_mtime >= max(newest_input, notebook.stat().st_mtime):
+            continue
+        exporter = exporter or html_exporter(vendor)
+        body, _ = exporter.from_filename(str(notebook))
+        body = relink(LESSON_LINK, body, "{}.html")
+        page.write_text(relink(DOC_LINK, body, f"{Path(os.path.relpath(out / 'docs', html_dir)).as_posix()}/{{}}.html"))
+        print(f"{page}: exported")
 
 
 def relink(pattern, text, target):
@@ -260,6 +315,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--npm", type=Path, required=True, help="node_modules that npm ci filled")
     parser.add_argument("--out", type=Path, required=True, help="where the decks go (e.g. build/slides)")
+    parser.add_argument("--html", type=Path, help="also export each notebook as a page here (e.g. build/html)")
     parser.add_argument("notebooks", type=Path, nargs="+")
     args = parser.parse_args()
     out = args.out
@@ -289,6 +345,8 @@ def main():
         if old.name not in wanted:  # its notebook was renamed or removed
             old.unlink()
             print(f"removed {old}: no notebook")
+    if args.html:
+        export_html(sorted(args.notebooks), out, args.html, newest_input)
     handouts = write_docs(out)
     write_index(out, decks, handouts)
     print(f"{out / 'index.html'}: {len(decks)} decks, {sum(count for _, _, count, _ in decks)} slides")

@@ -14,7 +14,14 @@ and copies both into SLIDES/handouts/, so that the slides folder stays self-cont
 that the next `make slides` writes links them; `make handouts` runs it). Offline, from the decks
 themselves, with Debian's Chromium (slides/measure.py's flags): each deck is opened from disk in
 reveal.js's print mode (?print-pdf) and printed once MathJax has typeset it, its fonts are loaded
-and its widgets have drawn. PDFs newer than their deck are kept.
+and its widgets have drawn; printed twice from that one load, with its notes pages and without.
+PDFs newer than their deck are kept.
+
+Both PDFs are tagged, for screen readers and text extraction (WCAG 2.1 AA, issue 26): a structure
+tree from Chromium (headings, paragraphs, lists, tables, links; each formula a /Figure whose /Alt
+is its TeX, except in a heading, whose maths is read as its glyphs), /MarkInfo /Marked true, the
+deck's language as /Lang ("en", from <html lang>), an outline with a bookmark per heading, and the
+deck's first h1 as /Title ("01 · A scalar RNN, by hand"), which viewers show (/DisplayDocTitle).
 
 pages() and blank_pages() read a PDF (pypdf); tests/browser/test_handouts.py checks every
 handout with them.
@@ -27,7 +34,7 @@ import sys
 import time
 from pathlib import Path
 
-from pypdf import PdfReader, PdfWriter
+from pypdf import PdfReader
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
@@ -90,6 +97,66 @@ FIT_NOTES_JS = """() => {
 }"""
 
 
+# Tagged (a structure tree, so a screen reader reads headings, paragraphs, lists and tables in
+# order), with an outline (a bookmark per heading), each slide on a 1280x720 page.
+PDF_OPTIONS = {
+    "width": f"{PAGE['width']}px",
+    "height": f"{PAGE['height']}px",
+    "print_background": True,
+    "prefer_css_page_size": True,
+    "tagged": True,
+    "outline": True,
+}
+# Before printing, what a reader of the PDF needs from its tags:
+# - reveal.js marks every slide but the current one aria-hidden, which keeps them out of the
+#   accessibility tree that Chromium tags a PDF from (the tags and the outline would hold the
+#   first slide only); in print mode every slide is on paper, so none is hidden;
+# - each formula is MathJax's glyphs, aria-hidden, beside MathML for screen readers that Chromium
+#   does not print: the formulas would be untagged, missing from what a screen reader reads. Each
+#   becomes an image whose text is its TeX (a /Figure with that /Alt in the PDF, its glyphs tagged
+#   inside it), except in a heading, where its glyphs are read as text: a /Figure there would title
+#   the heading's bookmark "Where h_0h0 comes from" (its /Alt and its glyphs), the glyphs alone
+#   "Where h0 comes from". The maths of notes pages is MathML already (the template's notesWithMathML);
+# - the document's title becomes the first slide's h1 (without its "¶" anchor link), which Chromium
+#   writes as the PDF's /Title (shown by viewers: /DisplayDocTitle): "01 · A scalar RNN, by hand",
+#   not the <title> "01_scalar_rnn slides";
+# - a notes page's "Speaker notes" label is reveal.js's CSS ::before, which Chromium prints untagged:
+#   it becomes a real element, styled as reveal.js styles the label.
+# Returns that title ("" when the first slide has no h1).
+TAGGABLE_JS = """() => {
+  document.querySelectorAll('.reveal .slides section[aria-hidden]').forEach(slide => slide.removeAttribute('aria-hidden'));
+  for (const jax of MathJax.Hub.getAllJax()) {
+    const formula = document.getElementById(jax.inputID + '-Frame');
+    if (!formula) continue;
+    if (!formula.closest('h1, h2, h3, h4, h5, h6')) {  // a heading's maths is read (and bookmarked) as its glyphs
+      formula.setAttribute('role', 'img');
+      formula.setAttribute('aria-label', jax.originalText.trim());
+    }
+    formula.querySelectorAll('[aria-hidden]').forEach(glyphs => glyphs.removeAttribute('aria-hidden'));
+  }
+  const style = document.createElement('style');
+  style.textContent = '.reveal .speaker-notes-pdf::before { content: none !important; }';
+  document.head.append(style);
+  for (const notes of document.querySelectorAll('.reveal .speaker-notes-pdf')) {
+    const label = document.createElement('div');
+    label.textContent = 'Speaker notes';
+    label.style.cssText = 'display: block; margin-bottom: 10px; opacity: .5';
+    notes.prepend(label);
+  }
+  const h1 = document.querySelector('.reveal .slides section h1');
+  if (!h1) return '';
+  const heading = h1.cloneNode(true);
+  heading.querySelectorAll('.anchor-link').forEach(link => link.remove());
+  document.title = heading.textContent.replace(/\\s+/g, ' ').trim();
+  return document.title;
+}"""
+# The slides-only PDF: the same page without its notes pages, laid out again.
+WITHOUT_NOTES_JS = """async () => {
+  document.querySelectorAll('.reveal .slides > .speaker-notes-pdf').forEach(notes => notes.remove());
+  await new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)));
+}"""
+
+
 def pages(pdf):
     """The number of pages of a PDF file."""
     return len(PdfReader(pdf).pages)
@@ -118,7 +185,9 @@ def blank_pages(pdf):
 async def print_deck(context, deck, out):
     """Print `deck` (a path) to OUT/NN_name-notes.pdf in reveal.js's print mode, then OUT/NN_name.pdf.
 
-    One load of the deck, one print: the slides-only PDF is the notes PDF without its notes pages.
+    One load of the deck, two prints: the slides-only PDF is printed after the notes pages are
+    removed from the page, so that each PDF gets its own tags and outline from Chromium (pages cut
+    out of a tagged PDF would leave its structure tree pointing at pages that are gone).
     """
     name = deck.name.removesuffix(".slides.html")
     notes_pdf, slides_pdf = out / f"{name}-notes.pdf", out / f"{name}.pdf"
@@ -127,28 +196,28 @@ async def print_deck(context, deck, out):
         await page.goto(f"{deck.resolve().as_uri()}?print-pdf&showNotes=separate-page")
         await page.wait_for_function(READY_JS, timeout=120_000, polling=250)
         await page.evaluate(FONTS_JS)
+        title = await page.evaluate(TAGGABLE_JS)  # before FIT_NOTES_JS: it moves the notes' label
+        if not title:
+            raise RuntimeError(f"{deck.name} has no h1 on its first slide to title its PDFs")
         is_notes, maths, crowded = await page.evaluate(FIT_NOTES_JS)
         if crowded:
             print(f"{notes_pdf.name}: notes cut at the bottom of their page: {crowded}", file=sys.stderr)
-        pdf = await page.pdf(
-            width=f"{PAGE['width']}px", height=f"{PAGE['height']}px", print_background=True, prefer_css_page_size=True
-        )
+        notes_pdf.write_bytes(await page.pdf(**PDF_OPTIONS))
+        await page.evaluate(WITHOUT_NOTES_JS)
+        slides_pdf.write_bytes(await page.pdf(**PDF_OPTIONS))
     finally:
         await page.close()
-    notes_pdf.write_bytes(pdf)
-    reader = PdfReader(notes_pdf)
-    if len(reader.pages) != len(is_notes):
-        raise RuntimeError(f"{notes_pdf} has {len(reader.pages)} pages; reveal.js laid out {len(is_notes)}")
-    # MathJax's fonts print as Type 3 fonts; a page with maths without one lost its maths.
-    lost = [number for number, (page, tex) in enumerate(zip(reader.pages, maths), 1) if tex and not type3_fonts(page)]
-    if lost:
-        raise RuntimeError(f"{notes_pdf} printed pages {lost} without their maths")
-    writer = PdfWriter()
-    for page, notes in zip(reader.pages, is_notes, strict=True):
-        if not notes:
-            writer.add_page(page)
-    with slides_pdf.open("wb") as file:
-        writer.write(file)
+    slide_maths = [tex for tex, notes in zip(maths, is_notes, strict=True) if not notes]
+    for pdf, laid_out, tex in ((notes_pdf, is_notes, maths), (slides_pdf, slide_maths, slide_maths)):
+        reader = PdfReader(pdf)
+        if len(reader.pages) != len(laid_out):
+            raise RuntimeError(f"{pdf} has {len(reader.pages)} pages; reveal.js laid out {len(laid_out)}")
+        # MathJax's fonts print as Type 3 fonts; a page with maths without one lost its maths.
+        lost = [number for number, (page, has) in enumerate(zip(reader.pages, tex), 1) if has and not type3_fonts(page)]
+        if lost:
+            raise RuntimeError(f"{pdf} printed pages {lost} without their maths")
+        if (reader.metadata or {}).get("/Title") != title:
+            raise RuntimeError(f"{pdf} is titled {(reader.metadata or {}).get('/Title')!r}, not {title!r}")
     return slides_pdf, notes_pdf
 
 

@@ -50,6 +50,8 @@ WIDGETS_DRAWN = """slide => {
 WIDGETS_READY_JS = f"() => ({WIDGETS_DRAWN})(Reveal.getCurrentSlide())"  # on the current slide
 # The current slide's problems (see the module's docstring), as short strings.
 PROBLEMS_JS = """([body, code, least]) => {
+  // Text for screen readers only, clipped to 1px by slides/rnns.css: not on screen, so not measured.
+  const SCREEN_READERS_ONLY = '.rnns-figure-description, .rnns-sr-only';
   const slide = Reveal.getCurrentSlide();
   const problems = [];
   const over = slide.scrollHeight - slide.clientHeight, wide = slide.scrollWidth - slide.clientWidth;
@@ -61,7 +63,7 @@ PROBLEMS_JS = """([body, code, least]) => {
     const clips = /auto|scroll|hidden|clip/;
     const tall = clips.test(style.overflowY) && element.scrollHeight > element.clientHeight + 1;
     const broad = clips.test(style.overflowX) && element.scrollWidth > element.clientWidth + 1;
-    if (element !== slide && (tall || broad) && !element.closest('.MathJax_CHTML')) {
+    if (element !== slide && (tall || broad) && !element.closest('.MathJax_CHTML, ' + SCREEN_READERS_ONLY)) {
       const what = (element.textContent || element.tagName).trim().slice(0, 40);
       problems.push(`<${element.tagName.toLowerCase()}> is cut off or scrolls inside the slide: "${what}"`);
     }
@@ -73,7 +75,7 @@ PROBLEMS_JS = """([body, code, least]) => {
     if (!node.textContent.trim() || seen.has(element)) continue;
     seen.add(element);
     // MathJax's copy of each formula for screen readers is clipped to nothing: not on screen.
-    if (element.closest('aside.notes, script, style, .MJX_Assistive_MathML') || !element.getClientRects().length) continue;
+    if (element.closest('aside.notes, script, style, .MJX_Assistive_MathML, ' + SCREEN_READERS_ONLY) || !element.getClientRects().length) continue;
     const px = parseFloat(getComputedStyle(element).fontSize);
     const small = element.closest('.MathJax_CHTML, sub, sup');
     const mono = element.closest('pre, code, .jp-OutputArea, .jp-InputArea');

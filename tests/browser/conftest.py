@@ -2,12 +2,14 @@
 
 Defined here, not in test_browser.py, so that test_browser.py and test_live.py get the same
 server and the same sync Playwright: a second session-wide sync Playwright in the main thread
-would fail while the first is running.
+would fail while the first is running. And in_chromium: a Chromium per test module for the decks
+(test_slides.py, test_accessibility.py), in a thread of its own.
 """
 
 import shutil
 import sys
 import tempfile
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -15,7 +17,9 @@ from playwright.sync_api import sync_playwright
 
 # slides/ holds handouts.py, which the tests import (test_browser.py adds it to the path too).
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "slides"))
-from test_browser import BUILD, chromium, jupyterlab  # noqa: E402
+from measure import CHROMIUM, CHROMIUM_FLAGS  # noqa: E402  (slides/measure.py)
+from test_browser import BUILD, chromium, jupyterlab, sandbox_env  # noqa: E402
+from test_slides import SLIDES, VIEWPORT  # noqa: E402
 
 
 @pytest.fixture(scope="session")
@@ -39,3 +43,45 @@ def browser(lab, sandbox):
     """Debian's Chromium, headless, with a fresh profile in the sandbox."""
     with sync_playwright() as playwright, chromium(playwright, sandbox, lab[2]) as context:
         yield context
+
+
+@pytest.fixture(scope="module")
+def in_chromium():
+    """Runs function(context, *args) against headless Chromium at 1280x720 (profile, HOME, TMPDIR under build/).
+
+    Playwright lives in a thread of its own: test_browser.py's session-wide sync Playwright may be
+    running in the main thread, and two sync Playwrights cannot share one thread.
+    """
+    if not (SLIDES / "index.html").exists():
+        pytest.fail("build/slides/ has no decks: `make test-browser` runs `make slides` first")
+    folder = Path(tempfile.mkdtemp(prefix="slides-sandbox-", dir=BUILD))
+    thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="slides-chromium")
+
+    def start():
+        playwright = sync_playwright().start()
+        context = playwright.chromium.launch_persistent_context(
+            str(folder / "chromium-profile"),
+            executable_path=CHROMIUM,
+            headless=True,
+            args=CHROMIUM_FLAGS,
+            env=sandbox_env(folder),
+            viewport=VIEWPORT,
+            reduced_motion="reduce",  # the decks then scroll at once, not smoothly
+        )
+        return playwright, context
+
+    def stop(playwright, context):
+        try:
+            context.close()
+        finally:
+            playwright.stop()
+
+    try:
+        playwright, context = thread.submit(start).result()
+        try:
+            yield lambda function, *args: thread.submit(function, context, *args).result()
+        finally:
+            thread.submit(stop, playwright, context).result()
+    finally:
+        thread.shutdown()
+        shutil.rmtree(folder, ignore_errors=True)

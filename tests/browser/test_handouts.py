@@ -8,7 +8,11 @@ build/handouts/ and build/slides/; checks per lesson:
   words, outside maths: pypdf reads "fi" and "ff" ligatures as nothing);
 - no page of either is blank (no text and no image: slides/handouts.py's blank_pages), and each
   slide with maths was printed with MathJax's fonts (typeset, not missing);
-- build/slides/handouts/ holds the same files, and build/slides/index.html links both.
+- build/slides/handouts/ holds the same files, and build/slides/index.html links both;
+- both are tagged PDFs a screen reader can read: a structure tree with a heading element per
+  heading of the deck, every piece of text tagged (none drawn outside marked content), each formula
+  outside a heading a /Figure whose /Alt is its TeX, /MarkInfo /Marked true, /Lang "en", a
+  bookmark per heading (the outline), and the first slide's h1 as /Title and on page 1.
 And the blank-page check itself: it flags an empty page that Chromium printed, and passes a page
 that shows only an image.
 """
@@ -17,6 +21,7 @@ import base64
 import json
 import re
 import zlib
+from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from html.parser import HTMLParser
 from pathlib import Path
@@ -24,6 +29,7 @@ from pathlib import Path
 import pytest
 from measure import CHROMIUM, CHROMIUM_FLAGS  # slides/measure.py (conftest.py puts slides/ on the path)
 from pypdf import PdfReader, PdfWriter
+from pypdf.generic import ArrayObject, BooleanObject, DictionaryObject
 
 ROOT = Path(__file__).resolve().parents[2]
 import handouts  # noqa: E402  (slides/handouts.py: pages, blank_pages)
@@ -34,6 +40,8 @@ NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
 WORD = re.compile(r"[A-Za-z]{3,}")
 # Maths in the notes' source (MathJax typesets it; pypdf reads its glyphs, not its TeX).
 TEX = re.compile(r"\$\$.*?\$\$|\$.*?\$|\\\(.*?\\\)|\\\[.*?\\\]|\\[A-Za-z]+", re.S)
+# A formula as MathJax finds it in a deck's text (tex2jax: $$…$$, \\[…\\], $…$, \\(…\\)): its TeX.
+FORMULA = re.compile(r"\$\$(.+?)\$\$|\\\[(.+?)\\\]|\$(.+?)\$|\\\((.+?)\\\)", re.S)
 
 
 class SlideNotes(HTMLParser):
@@ -78,6 +86,93 @@ class SlideNotes(HTMLParser):
             self.maths[-1] = True
 
 
+class Headings(HTMLParser):
+    """The headings (h1 to h6) of a deck, in order, as (text, in_notes), without their "¶" anchor
+    links and with their TeX as written; and the TeX of each formula outside headings and notes.
+    """
+
+    def __init__(self, text):
+        super().__init__(convert_charrefs=True)
+        self.headings, self.formulas, self._text = [], [], ""
+        self._heading = self._notes = self._anchor = self._skip = 0
+        self.feed(text)
+
+    def handle_starttag(self, tag, attrs):
+        classes = (dict(attrs).get("class") or "").split()
+        if re.fullmatch(r"h[1-6]", tag):
+            self._heading += 1
+        elif tag == "aside" and "notes" in classes:
+            self._notes += 1
+        elif tag == "a" and "anchor-link" in classes:
+            self._anchor += 1
+        elif tag in ("script", "style", "pre", "code"):
+            self._skip += 1
+
+    def handle_endtag(self, tag):
+        if re.fullmatch(r"h[1-6]", tag) and self._heading:
+            self._heading -= 1
+            if not self._heading:
+                self.headings.append((" ".join(self._text.split()), bool(self._notes)))
+                self._text = ""
+        elif tag == "aside" and self._notes:
+            self._notes -= 1
+        elif tag == "a" and self._anchor:
+            self._anchor -= 1
+        elif tag in ("script", "style", "pre", "code") and self._skip:
+            self._skip -= 1
+
+    def handle_data(self, data):
+        if self._heading and not self._anchor:
+            self._text += data
+        elif not (self._heading or self._notes or self._skip):
+            self.formulas += [" ".join("".join(tex).split()) for tex in FORMULA.findall(data)]
+
+
+def outline_titles(reader):
+    """The titles of a PDF's bookmarks, depth first (Chromium nests each h2 under its h1)."""
+
+    def flat(items):
+        for item in items:
+            yield from flat(item) if isinstance(item, list) else [item.title]
+
+    return list(flat(reader.outline))
+
+
+def structure(reader):
+    """The elements of a PDF's structure tree, depth first."""
+    found = []
+
+    def walk(node):
+        node = node.get_object()
+        if isinstance(node, DictionaryObject) and "/S" in node:
+            found.append(node)
+            kids = node.get("/K")
+            kids = kids.get_object() if kids is not None else []
+            for kid in kids if isinstance(kids, ArrayObject) else [kids]:
+                walk(kid)
+
+    walk(reader.trailer["/Root"]["/StructTreeRoot"]["/K"])
+    return found
+
+
+def untagged_text(page):
+    """The text a PDF page draws outside marked content: in a tagged PDF, text no screen reader reads."""
+    depth, found = [0], []
+
+    def operator(op, args, cm, tm):
+        if op in (b"BDC", b"BMC"):
+            depth[0] += 1
+        elif op == b"EMC":
+            depth[0] -= 1
+
+    def text(chunk, cm, tm, font, size):
+        if not depth[0] and chunk.strip():
+            found.append(chunk.strip())
+
+    page.extract_text(visitor_operand_before=operator, visitor_text=text)
+    return found
+
+
 def type3_fonts(page):
     """How many Type 3 fonts a PDF page uses: Chromium prints MathJax's web fonts as Type 3."""
     fonts = page.get("/Resources", {}).get("/Font", {})
@@ -96,6 +191,12 @@ def pdfs(notebook):
 
 def words(text):
     return WORD.findall(text)
+
+
+def in_order(needles, haystack):
+    """Whether every item of needles is in haystack, in the same order (others may come between)."""
+    rest = iter(haystack)
+    return all(needle in rest for needle in needles)
 
 
 @pytest.mark.parametrize("notebook", NOTEBOOKS, ids=lambda path: path.stem)
@@ -136,6 +237,40 @@ def test_the_handout_with_notes_puts_each_slides_notes_on_the_page_after_it(note
             start = words(TEX.sub(" ", text))[:10]
             found = [word for word in start if word in page]
             assert len(found) >= 0.7 * len(start), f"slide {number}: its notes page lacks {start}: {sorted(page)[:40]}"
+
+
+@pytest.mark.parametrize("notebook", NOTEBOOKS, ids=lambda path: path.stem)
+def test_the_handouts_are_tagged_with_an_outline_a_language_and_a_title(notebook):
+    """Both PDFs: a structure tree holding each heading and all text (maths as /Figure with its TeX
+    as /Alt), marked, in English, a bookmark per heading, titled with the deck's h1, shown on page 1."""
+    deck = Headings((SLIDES / f"{notebook.stem}.slides.html").read_text())
+    title = deck.headings[0][0]
+    for pdf in pdfs(notebook):
+        reader = PdfReader(pdf)
+        root = reader.trailer["/Root"]
+        headings = [text for text, in_notes in deck.headings if pdf.name.endswith("-notes.pdf") or not in_notes]
+        assert "/StructTreeRoot" in root and root["/StructTreeRoot"].get("/K"), f"{pdf.name} is not tagged"
+        assert root.get("/MarkInfo", {}).get("/Marked") == BooleanObject(True), (
+            f"{pdf.name}: /MarkInfo /Marked is not true"
+        )
+        assert str(root.get("/Lang", "")).startswith("en"), f"{pdf.name}: /Lang is {root.get('/Lang')!r}"
+        elements = structure(reader)
+        tagged = [element for element in elements if re.fullmatch(r"/H[1-6]", element["/S"])]
+        # reveal.js hides every slide but the first from the accessibility tree unless print_deck unhides them.
+        assert len(tagged) == len(headings), f"{pdf.name}: {len(tagged)} heading elements, {len(headings)} headings"
+        bookmarks = outline_titles(reader)
+        # A bookmark holds its heading's words; a formula in it reads as its glyphs ("Whh" for $W_{hh}$).
+        assert len(bookmarks) == len(headings) and all(
+            in_order(words(TEX.sub(" ", text)), words(bookmark)) for text, bookmark in zip(headings, bookmarks)
+        ), f"{pdf.name}: bookmarks {bookmarks}, headings {headings}"
+        untagged = {number: text for number, page in enumerate(reader.pages, 1) if (text := untagged_text(page))}
+        assert not untagged, f"{pdf.name}: text outside the tags (a screen reader skips it): {untagged}"
+        alts = [" ".join(str(element.get("/Alt", "")).split()) for element in elements if element["/S"] == "/Figure"]
+        missing = sorted((Counter(deck.formulas) - Counter(alts)).elements())
+        assert not missing, f"{pdf.name}: formulas without a /Figure whose /Alt is their TeX: {missing}"
+        assert title and reader.metadata.title == title, f"{pdf.name}: /Title {reader.metadata.title!r}, h1 {title!r}"
+        first_page = " ".join(reader.pages[0].extract_text().split())
+        assert title in first_page, f"{pdf.name}: page 1 does not show the title {title!r}: {first_page[:200]!r}"
 
 
 def test_build_slides_holds_the_handouts_and_the_index_links_them():

@@ -18,14 +18,9 @@ goes to build/slides-screenshots/<deck>/fit/.
 import json
 import re
 import shutil
-import tempfile
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
-from measure import CHROMIUM, CHROMIUM_FLAGS  # slides/measure.py (conftest.py puts slides/ on the path)
-from playwright.sync_api import sync_playwright
-from test_browser import sandbox_env
 
 ROOT = Path(__file__).resolve().parents[2]
 import measure  # noqa: E402  (slides/measure.py: the fit and text-size checks)
@@ -78,48 +73,6 @@ def has_printed_output(cell):
 def has_widget(cell):
     outputs = cell.get("outputs", [])
     return any("application/vnd.jupyter.widget-view+json" in out.get("data", {}) for out in outputs)
-
-
-@pytest.fixture(scope="module")
-def in_chromium():
-    """Runs function(context, *args) against headless Chromium at 1280x720 (profile, HOME, TMPDIR under build/).
-
-    Playwright lives in a thread of its own: test_browser.py's session-wide sync Playwright may be
-    running in the main thread, and two sync Playwrights cannot share one thread.
-    """
-    if not (SLIDES / "index.html").exists():
-        pytest.fail("build/slides/ has no decks: `make test-browser` runs `make slides` first")
-    folder = Path(tempfile.mkdtemp(prefix="slides-sandbox-", dir=ROOT / "build"))
-    thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="slides-chromium")
-
-    def start():
-        playwright = sync_playwright().start()
-        context = playwright.chromium.launch_persistent_context(
-            str(folder / "chromium-profile"),
-            executable_path=CHROMIUM,
-            headless=True,
-            args=CHROMIUM_FLAGS,
-            env=sandbox_env(folder),
-            viewport=VIEWPORT,
-            reduced_motion="reduce",  # the decks then scroll at once, not smoothly
-        )
-        return playwright, context
-
-    def stop(playwright, context):
-        try:
-            context.close()
-        finally:
-            playwright.stop()
-
-    try:
-        playwright, context = thread.submit(start).result()
-        try:
-            yield lambda function, *args: thread.submit(function, context, *args).result()
-        finally:
-            thread.submit(stop, playwright, context).result()
-    finally:
-        thread.shutdown()
-        shutil.rmtree(folder, ignore_errors=True)
 
 
 @pytest.mark.parametrize("notebook", NOTEBOOKS, ids=lambda path: path.stem)
