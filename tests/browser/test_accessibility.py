@@ -278,7 +278,8 @@ def on_explorer(in_chromium, check):
 
 
 def test_an_arrow_key_on_a_focused_slider_moves_the_slider_and_not_the_slide(in_chromium):
-    """ArrowRight on a focused slider handle changes its value and keeps the slide; unfocused, it changes the slide."""
+    """ArrowRight on a focused slider handle changes its value and keeps the slide; Esc still opens the
+    overview; unfocused, ArrowRight changes the slide."""
 
     def check(page):
         handle = page.locator(f"{PRESENT} .noUi-handle[role=slider]").first
@@ -288,13 +289,17 @@ def test_an_arrow_key_on_a_focused_slider_moves_the_slider_and_not_the_slide(in_
         page.keyboard.press("ArrowRight")
         page.wait_for_timeout(100)  # widgets_access.js passes the readout's value on to the handle
         after = page.evaluate("Reveal.getIndices()"), handle.get_attribute("aria-valuenow")
+        page.keyboard.press("Escape")  # the deck's own keys still work from a slider: the overview
+        overview = page.evaluate("Reveal.isOverview()")
+        page.keyboard.press("Escape")
         page.evaluate("document.activeElement.blur()")
         page.keyboard.press("ArrowRight")
-        return before, after, page.evaluate("Reveal.getIndices()")
+        return before, after, overview, page.evaluate("Reveal.getIndices()")
 
-    (indices, value), (indices_after, value_after), unfocused = on_explorer(in_chromium, check)
+    (indices, value), (indices_after, value_after), overview, unfocused = on_explorer(in_chromium, check)
     assert indices_after == indices, f"the slide changed from {indices} to {indices_after}"
     assert float(value_after) > float(value), f"the slider did not move: {value} -> {value_after}"
+    assert overview, "Esc on a focused slider should still open the overview"
     assert unfocused != indices, "with no control focused, ArrowRight should change the slide"
 
 
