@@ -32,9 +32,11 @@ import asyncio
 import shutil
 import sys
 import time
+from collections import Counter
 from pathlib import Path
 
 from pypdf import PdfReader
+from pypdf.generic import ArrayObject, DictionaryObject
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
@@ -125,15 +127,6 @@ PDF_OPTIONS = {
 # Returns that title ("" when the first slide has no h1).
 TAGGABLE_JS = """() => {
   document.querySelectorAll('.reveal .slides section[aria-hidden]').forEach(slide => slide.removeAttribute('aria-hidden'));
-  for (const jax of MathJax.Hub.getAllJax()) {
-    const formula = document.getElementById(jax.inputID + '-Frame');
-    if (!formula) continue;
-    if (!formula.closest('h1, h2, h3, h4, h5, h6')) {  // a heading's maths is read (and bookmarked) as its glyphs
-      formula.setAttribute('role', 'img');
-      formula.setAttribute('aria-label', jax.originalText.trim());
-    }
-    formula.querySelectorAll('[aria-hidden]').forEach(glyphs => glyphs.removeAttribute('aria-hidden'));
-  }
   const style = document.createElement('style');
   style.textContent = '.reveal .speaker-notes-pdf::before { content: none !important; }';
   document.head.append(style);
@@ -149,6 +142,25 @@ TAGGABLE_JS = """() => {
   heading.querySelectorAll('.anchor-link').forEach(link => link.remove());
   document.title = heading.textContent.replace(/\\s+/g, ' ').trim();
   return document.title;
+}"""
+# Each formula an image named by its TeX, its glyphs no longer aria-hidden (see TAGGABLE_JS), once
+# MathJax has nothing left to typeset; run again right before each print, since a formula that
+# MathJax typesets again comes back aria-hidden. Returns the TeX of the formulas so named on slides
+# (those of the notes pages are MathML already: the template's notesWithMathML).
+LABEL_MATHS_JS = """async () => {
+  await new Promise(done => MathJax.Hub.Queue(done));
+  const named = [];
+  for (const jax of MathJax.Hub.getAllJax()) {
+    const formula = document.getElementById(jax.inputID + '-Frame');
+    if (!formula) continue;
+    if (!formula.closest('h1, h2, h3, h4, h5, h6')) {  // a heading's maths is read (and bookmarked) as its glyphs
+      formula.setAttribute('role', 'img');
+      formula.setAttribute('aria-label', jax.originalText.trim());
+      if (!formula.closest('aside.notes, .speaker-notes-pdf')) named.push(jax.originalText.trim().replace(/\\s+/g, ' '));
+    }
+    formula.querySelectorAll('[aria-hidden]').forEach(glyphs => glyphs.removeAttribute('aria-hidden'));
+  }
+  return named;
 }"""
 # The slides-only PDF: the same page without its notes pages, laid out again.
 WITHOUT_NOTES_JS = """async () => {
@@ -166,6 +178,41 @@ def type3_fonts(page):
     """How many Type 3 fonts a PDF page uses: Chromium prints MathJax's web fonts as Type 3."""
     fonts = page.get("/Resources", {}).get("/Font", {})
     return sum(font.get_object().get("/Subtype") == "/Type3" for font in fonts.values())
+
+
+def structure(reader):
+    """The elements of a PDF's structure tree, depth first."""
+    found = []
+
+    def walk(node):
+        node = node.get_object()
+        if isinstance(node, DictionaryObject) and "/S" in node:
+            found.append(node)
+            kids = node.get("/K")
+            kids = kids.get_object() if kids is not None else []
+            for kid in kids if isinstance(kids, ArrayObject) else [kids]:
+                walk(kid)
+
+    walk(reader.trailer["/Root"]["/StructTreeRoot"]["/K"])
+    return found
+
+
+def untagged_text(page):
+    """The text a PDF page draws outside marked content: in a tagged PDF, text no screen reader reads."""
+    depth, found = [0], []
+
+    def operator(op, args, cm, tm):
+        if op in (b"BDC", b"BMC"):
+            depth[0] += 1
+        elif op == b"EMC":
+            depth[0] -= 1
+
+    def text(chunk, cm, tm, font, size):
+        if not depth[0] and chunk.strip():
+            found.append(chunk.strip())
+
+    page.extract_text(visitor_operand_before=operator, visitor_text=text)
+    return found
 
 
 def blank_pages(pdf):
@@ -202,8 +249,10 @@ async def print_deck(context, deck, out):
         is_notes, maths, crowded = await page.evaluate(FIT_NOTES_JS)
         if crowded:
             print(f"{notes_pdf.name}: notes cut at the bottom of their page: {crowded}", file=sys.stderr)
+        named = await page.evaluate(LABEL_MATHS_JS)
         notes_pdf.write_bytes(await page.pdf(**PDF_OPTIONS))
         await page.evaluate(WITHOUT_NOTES_JS)
+        await page.evaluate(LABEL_MATHS_JS)
         slides_pdf.write_bytes(await page.pdf(**PDF_OPTIONS))
     finally:
         await page.close()
@@ -218,6 +267,19 @@ async def print_deck(context, deck, out):
             raise RuntimeError(f"{pdf} printed pages {lost} without their maths")
         if (reader.metadata or {}).get("/Title") != title:
             raise RuntimeError(f"{pdf} is titled {(reader.metadata or {}).get('/Title')!r}, not {title!r}")
+        # Maths that MathJax typeset again after TAGGABLE_JS (under load, now and then) is aria-hidden
+        # glyphs again, which Chromium leaves out of the tags: a screen reader would skip it.
+        untagged = [number for number, page in enumerate(reader.pages, 1) if untagged_text(page)]
+        if untagged:
+            raise RuntimeError(f"{pdf} printed text outside its tags on pages {untagged}")
+        alts = [
+            " ".join(str(element.get("/Alt", "")).split())
+            for element in structure(reader)
+            if element["/S"] == "/Figure"
+        ]
+        unnamed = sorted((Counter(" ".join(tex.split()) for tex in named) - Counter(alts)).elements())
+        if unnamed:
+            raise RuntimeError(f"{pdf} printed formulas without their TeX as /Alt: {unnamed[:3]}")
     return slides_pdf, notes_pdf
 
 

@@ -349,6 +349,18 @@ def contrast(first, second):
     return (light + 0.05) / (dark + 0.05)
 
 
+def test_a_sliders_track_and_handle_stand_out_at_3_to_1(in_chromium):
+    """WCAG 1.4.11: each slider's track and its handle's edge reach 3:1 against the slide (white)."""
+    colours_js = f"""() => [...document.querySelectorAll('{PRESENT} .widget-slider')].map(w => [
+      getComputedStyle(w.querySelector('.noUi-connects')).backgroundColor,
+      getComputedStyle(w.querySelector('.noUi-handle')).borderTopColor,
+    ])"""
+    sliders = on_explorer(in_chromium, lambda page: page.evaluate(colours_js))
+    assert sliders, "no sliders on the explorer's slide"
+    for track, edge in sliders:
+        assert contrast(track, "rgb(255, 255, 255)") >= 3 and contrast(edge, "rgb(255, 255, 255)") >= 3, (track, edge)
+
+
 def test_every_slider_and_readout_is_named_after_its_label(in_chromium):
     """Each slider's handle and readout has an aria-label made of its description label's words."""
     names_js = f"""() => [...document.querySelectorAll('{PRESENT} .widget-slider')].map(w => [

@@ -29,10 +29,10 @@ from pathlib import Path
 import pytest
 from measure import CHROMIUM, CHROMIUM_FLAGS  # slides/measure.py (conftest.py puts slides/ on the path)
 from pypdf import PdfReader, PdfWriter
-from pypdf.generic import ArrayObject, BooleanObject, DictionaryObject
+from pypdf.generic import BooleanObject
 
 ROOT = Path(__file__).resolve().parents[2]
-import handouts  # noqa: E402  (slides/handouts.py: pages, blank_pages)
+import handouts  # noqa: E402  (slides/handouts.py: pages, blank_pages, structure, untagged_text)
 
 SLIDES = ROOT / "build" / "slides"
 HANDOUTS = ROOT / "build" / "handouts"
@@ -138,41 +138,6 @@ def outline_titles(reader):
     return list(flat(reader.outline))
 
 
-def structure(reader):
-    """The elements of a PDF's structure tree, depth first."""
-    found = []
-
-    def walk(node):
-        node = node.get_object()
-        if isinstance(node, DictionaryObject) and "/S" in node:
-            found.append(node)
-            kids = node.get("/K")
-            kids = kids.get_object() if kids is not None else []
-            for kid in kids if isinstance(kids, ArrayObject) else [kids]:
-                walk(kid)
-
-    walk(reader.trailer["/Root"]["/StructTreeRoot"]["/K"])
-    return found
-
-
-def untagged_text(page):
-    """The text a PDF page draws outside marked content: in a tagged PDF, text no screen reader reads."""
-    depth, found = [0], []
-
-    def operator(op, args, cm, tm):
-        if op in (b"BDC", b"BMC"):
-            depth[0] += 1
-        elif op == b"EMC":
-            depth[0] -= 1
-
-    def text(chunk, cm, tm, font, size):
-        if not depth[0] and chunk.strip():
-            found.append(chunk.strip())
-
-    page.extract_text(visitor_operand_before=operator, visitor_text=text)
-    return found
-
-
 def type3_fonts(page):
     """How many Type 3 fonts a PDF page uses: Chromium prints MathJax's web fonts as Type 3."""
     fonts = page.get("/Resources", {}).get("/Font", {})
@@ -254,7 +219,7 @@ def test_the_handouts_are_tagged_with_an_outline_a_language_and_a_title(notebook
             f"{pdf.name}: /MarkInfo /Marked is not true"
         )
         assert str(root.get("/Lang", "")).startswith("en"), f"{pdf.name}: /Lang is {root.get('/Lang')!r}"
-        elements = structure(reader)
+        elements = handouts.structure(reader)
         tagged = [element for element in elements if re.fullmatch(r"/H[1-6]", element["/S"])]
         # reveal.js hides every slide but the first from the accessibility tree unless print_deck unhides them.
         assert len(tagged) == len(headings), f"{pdf.name}: {len(tagged)} heading elements, {len(headings)} headings"
@@ -263,7 +228,9 @@ def test_the_handouts_are_tagged_with_an_outline_a_language_and_a_title(notebook
         assert len(bookmarks) == len(headings) and all(
             in_order(words(TEX.sub(" ", text)), words(bookmark)) for text, bookmark in zip(headings, bookmarks)
         ), f"{pdf.name}: bookmarks {bookmarks}, headings {headings}"
-        untagged = {number: text for number, page in enumerate(reader.pages, 1) if (text := untagged_text(page))}
+        untagged = {
+            number: text for number, page in enumerate(reader.pages, 1) if (text := handouts.untagged_text(page))
+        }
         assert not untagged, f"{pdf.name}: text outside the tags (a screen reader skips it): {untagged}"
         alts = [" ".join(str(element.get("/Alt", "")).split()) for element in elements if element["/S"] == "/Figure"]
         missing = sorted((Counter(deck.formulas) - Counter(alts)).elements())
