@@ -24,7 +24,9 @@ from matplotlib.figure import Figure
 from helpers.describe import describe
 from helpers.plots import LINE_STYLES, PALETTE
 
-_last = weakref.WeakKeyDictionary()  # figure -> its PNG, drawn for text/markdown and reused for image/png
+_last = (
+    weakref.WeakKeyDictionary()
+)  # figure -> (its PNG, its description): made for text/markdown, reused for image/png
 # 12 pairs of colour and line style (6 colours, 4 styles), each different from the others: lines stay
 # apart without colour.
 STYLE = {
@@ -85,12 +87,11 @@ def _wrap_png(shell, *_):
 
     @functools.wraps(current)
     def with_alt(figure):
-        drawn = _last.pop(figure, None)  # drawn a moment ago for the text/markdown copy
-        result = drawn if drawn is not None else current(figure)
+        result, text = _last.pop(figure, None) or (current(figure), None)  # made a moment ago for text/markdown?
         data, metadata = result if isinstance(result, tuple) else (result, {})
         if data is None:
             return None
-        return data, {**(metadata or {}), "alt": describe(figure)}
+        return data, {**(metadata or {}), "alt": text or describe(figure)}
 
     with_alt._helpers = True
     png.for_type(Figure, with_alt)
@@ -99,8 +100,8 @@ def _wrap_png(shell, *_):
 def _markdown(figure):
     """The figure as a markdown image whose alt text is its description (JupyterLab renders it).
 
-    IPython asks for text/markdown before image/png; the PNG drawn here is kept for that request,
-    so each figure is drawn once.
+    IPython asks for text/markdown before image/png; the PNG and description made here are kept for
+    that request, so each figure is drawn and described once for the two.
     """
     from IPython import get_ipython
 
@@ -113,8 +114,9 @@ def _markdown(figure):
     data = drawn[0] if isinstance(drawn, tuple) else drawn
     if data is None:
         return None
+    text = describe(figure)
     _last.clear()
-    _last[figure] = drawn
-    text = data if isinstance(data, str) else base64.b64encode(data).decode()
-    alt = re.sub(r"([\\`*_\[\]<>|~])", r"\\\1", describe(figure))  # markdown's own characters, escaped
-    return f"![{alt}](data:image/png;base64,{text.strip()})"
+    _last[figure] = (drawn, text)
+    png = data if isinstance(data, str) else base64.b64encode(data).decode()
+    alt = re.sub(r"([\\`*_\[\]<>|~])", r"\\\1", text)  # markdown's own characters, escaped
+    return f"![{alt}](data:image/png;base64,{png.strip()})"

@@ -35,7 +35,6 @@ import time
 from pathlib import Path
 
 from pypdf import PdfReader
-from pypdf.generic import ArrayObject, DictionaryObject
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
@@ -50,6 +49,9 @@ WORKERS = 2  # decks printed at once (this machine and CI have 2 cores)
 # MathJax.isReady, so waiting on its queue alone could print a slide with its maths missing);
 # the fonts are loaded; every widget has drawn (a slide that holds a widget view shows
 # its plot image, decoded).
+# The formulas on slides that came out of their typeset empty (no glyph, no width), as a JS expression.
+EMPTY_MATHS = """[...document.querySelectorAll('.reveal .MathJax_CHTML')].filter(
+    math => !math.closest('aside.notes') && !math.querySelector('.mjx-char') && !math.getBoundingClientRect().width)"""
 READY_JS = """async () => {
   const pages = document.querySelectorAll('.reveal .slides > .pdf-page').length;
   if (!window.Reveal || !Reveal.isReady() || pages !== Reveal.getTotalSlides() || !window.MathJax) return false;
@@ -59,8 +61,7 @@ READY_JS = """async () => {
   if (!scripts.every(s => s.MathJax && s.MathJax.state === MathJax.ElementJax.STATE.PROCESSED)) return false;
   // In print mode a formula sometimes comes out of its typeset empty (no glyph, no width: deck 11's title
   // page lost its h_0 in about 6 prints of 10); render each such formula again and check once more.
-  const empty = [...document.querySelectorAll('.reveal .MathJax_CHTML')].filter(
-    math => !math.closest('aside.notes') && !math.querySelector('.mjx-char') && !math.getBoundingClientRect().width);
+  const empty = EMPTY_MATHS;
   if (empty.length) {
     empty.forEach(math => MathJax.Hub.Queue(["Rerender", MathJax.Hub, math.parentNode]));
     await new Promise(done => MathJax.Hub.Queue(done));
@@ -68,7 +69,7 @@ READY_JS = """async () => {
   }
   await document.fonts.ready;
   return Reveal.getSlides().every(WIDGETS_DRAWN);
-}""".replace("WIDGETS_DRAWN", WIDGETS_DRAWN)
+}""".replace("WIDGETS_DRAWN", WIDGETS_DRAWN).replace("EMPTY_MATHS", EMPTY_MATHS)
 # MathJax's web fonts (families MJXc-*), loaded now: Chromium fetches a font only once text needs
 # it, and prints text whose font is still loading as nothing (a deck once lost all of its maths).
 FONTS_JS = """async () => {
@@ -143,33 +144,27 @@ TAGGABLE_JS = """() => {
   return document.title;
 }"""
 # Each formula an image named by its TeX, its glyphs no longer aria-hidden (see TAGGABLE_JS), once
-# MathJax has nothing left to typeset; run again right before each print, since a formula that
-# MathJax typesets again comes back aria-hidden. Returns the TeX of the formulas so named on slides
-# (those of the notes pages are MathML already: the template's notesWithMathML; tests/browser/
-# test_handouts.py checks that each formula of the deck is a /Figure with its TeX as /Alt).
+# MathJax has nothing left to typeset (a formula typeset empty, as in READY_JS, is typeset again
+# first); run again right before each print, since a formula that MathJax typesets again comes back
+# aria-hidden. tests/browser/test_handouts.py checks each formula is a /Figure with its TeX as /Alt.
 LABEL_MATHS_JS = """async () => {
-  for (let round = 0; round < 3; round++) {  // a formula typeset empty (READY_JS) is typeset again first
-    const empty = [...document.querySelectorAll('.reveal .MathJax_CHTML')].filter(
-      math => !math.closest('aside.notes') && !math.querySelector('.mjx-char') && !math.getBoundingClientRect().width);
+  for (let round = 0; round < 3; round++) {
+    const empty = EMPTY_MATHS;
     empty.forEach(math => MathJax.Hub.Queue(["Rerender", MathJax.Hub, math.parentNode]));
     await new Promise(done => MathJax.Hub.Queue(done));
     if (!empty.length) break;
     await new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)));
   }
-  const named = [];
   for (const jax of MathJax.Hub.getAllJax()) {
     const formula = document.getElementById(jax.inputID + '-Frame');
     if (!formula) continue;
     if (!formula.closest('h1, h2, h3, h4, h5, h6')) {  // a heading's maths is read (and bookmarked) as its glyphs
       formula.setAttribute('role', 'img');
       formula.setAttribute('aria-label', jax.originalText.trim());
-      // Notes pages hold MathML (the template's notesWithMathML); a widget's label is the widget's name.
-      if (!formula.closest('aside.notes, .speaker-notes-pdf, .jupyter-widgets')) named.push(jax.originalText.trim().replace(/\\s+/g, ' '));
     }
     formula.querySelectorAll('[aria-hidden]').forEach(glyphs => glyphs.removeAttribute('aria-hidden'));
   }
-  return named;
-}"""
+}""".replace("EMPTY_MATHS", EMPTY_MATHS)
 AX_SETTLE_MS = 500  # after naming the formulas, before printing: see print_deck
 # The slides-only PDF: the same page without its notes pages, laid out again.
 WITHOUT_NOTES_JS = """async () => {
@@ -187,23 +182,6 @@ def type3_fonts(page):
     """How many Type 3 fonts a PDF page uses: Chromium prints MathJax's web fonts as Type 3."""
     fonts = page.get("/Resources", {}).get("/Font", {})
     return sum(font.get_object().get("/Subtype") == "/Type3" for font in fonts.values())
-
-
-def structure(reader):
-    """The elements of a PDF's structure tree, depth first."""
-    found = []
-
-    def walk(node):
-        node = node.get_object()
-        if isinstance(node, DictionaryObject) and "/S" in node:
-            found.append(node)
-            kids = node.get("/K")
-            kids = kids.get_object() if kids is not None else []
-            for kid in kids if isinstance(kids, ArrayObject) else [kids]:
-                walk(kid)
-
-    walk(reader.trailer["/Root"]["/StructTreeRoot"]["/K"])
-    return found
 
 
 def untagged_text(page):

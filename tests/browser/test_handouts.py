@@ -29,10 +29,10 @@ from pathlib import Path
 import pytest
 from measure import CHROMIUM, CHROMIUM_FLAGS  # slides/measure.py (conftest.py puts slides/ on the path)
 from pypdf import PdfReader, PdfWriter
-from pypdf.generic import BooleanObject
+from pypdf.generic import ArrayObject, BooleanObject, DictionaryObject
 
 ROOT = Path(__file__).resolve().parents[2]
-import handouts  # noqa: E402  (slides/handouts.py: pages, blank_pages, structure, untagged_text)
+import handouts  # noqa: E402  (slides/handouts.py: pages, blank_pages, untagged_text)
 
 SLIDES = ROOT / "build" / "slides"
 HANDOUTS = ROOT / "build" / "handouts"
@@ -138,6 +138,23 @@ def outline_titles(reader):
     return list(flat(reader.outline))
 
 
+def structure(reader):
+    """The elements of a PDF's structure tree, depth first."""
+    found = []
+
+    def walk(node):
+        node = node.get_object()
+        if isinstance(node, DictionaryObject) and "/S" in node:
+            found.append(node)
+            kids = node.get("/K")
+            kids = kids.get_object() if kids is not None else []
+            for kid in kids if isinstance(kids, ArrayObject) else [kids]:
+                walk(kid)
+
+    walk(reader.trailer["/Root"]["/StructTreeRoot"]["/K"])
+    return found
+
+
 def type3_fonts(page):
     """How many Type 3 fonts a PDF page uses: Chromium prints MathJax's web fonts as Type 3."""
     fonts = page.get("/Resources", {}).get("/Font", {})
@@ -219,7 +236,7 @@ def test_the_handouts_are_tagged_with_an_outline_a_language_and_a_title(notebook
             f"{pdf.name}: /MarkInfo /Marked is not true"
         )
         assert str(root.get("/Lang", "")).startswith("en"), f"{pdf.name}: /Lang is {root.get('/Lang')!r}"
-        elements = handouts.structure(reader)
+        elements = structure(reader)
         tagged = [element for element in elements if re.fullmatch(r"/H[1-6]", element["/S"])]
         # reveal.js hides every slide but the first from the accessibility tree unless print_deck unhides them.
         assert len(tagged) == len(headings), f"{pdf.name}: {len(tagged)} heading elements, {len(headings)} headings"
