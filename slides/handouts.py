@@ -14,7 +14,7 @@ and copies both into SLIDES/handouts/, so that the slides folder stays self-cont
 that the next `make slides` writes links them; `make handouts` runs it). Offline, from the decks
 themselves, with Debian's Chromium (slides/measure.py's flags): each deck is opened from disk in
 reveal.js's print mode (?print-pdf) and printed once MathJax has typeset it, its fonts are loaded
-and its widgets have drawn; printed twice from that one load, with its notes pages and without.
+and its widgets have drawn; loaded twice, with its notes pages and without.
 PDFs newer than their deck are kept.
 
 Both PDFs are tagged, for screen readers and text extraction (WCAG 2.1 AA, issue 26): a structure
@@ -166,11 +166,6 @@ LABEL_MATHS_JS = """async () => {
   }
 }""".replace("EMPTY_MATHS", EMPTY_MATHS)
 AX_SETTLE_MS = 500  # after naming the formulas, before printing: see print_deck
-# The slides-only PDF: the same page without its notes pages, laid out again.
-WITHOUT_NOTES_JS = """async () => {
-  document.querySelectorAll('.reveal .slides > .speaker-notes-pdf').forEach(notes => notes.remove());
-  await new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)));
-}"""
 
 
 def pages(pdf):
@@ -219,34 +214,17 @@ def blank_pages(pdf):
 async def print_deck(context, deck, out):
     """Print `deck` (a path) to OUT/NN_name-notes.pdf in reveal.js's print mode, then OUT/NN_name.pdf.
 
-    One load of the deck, two prints: the slides-only PDF is printed after the notes pages are
-    removed from the page, so that each PDF gets its own tags and outline from Chromium (pages cut
-    out of a tagged PDF would leave its structure tree pointing at pages that are gone).
+    Each PDF from a load of its own (with the notes pages, then without), so that each gets its own
+    tags and outline from Chromium (pages cut out of a tagged PDF would leave its structure tree
+    pointing at pages that are gone), and each is printed from a page prepared once, as it loaded: a
+    page changed again after its first print lost formulas' tags now and then.
     """
     name = deck.name.removesuffix(".slides.html")
     notes_pdf, slides_pdf = out / f"{name}-notes.pdf", out / f"{name}.pdf"
-    page = await context.new_page()
-    try:
-        await page.goto(f"{deck.resolve().as_uri()}?print-pdf&showNotes=separate-page")
-        await page.wait_for_function(READY_JS, timeout=120_000, polling=250)
-        await page.evaluate(FONTS_JS)
-        title = await page.evaluate(TAGGABLE_JS)  # before FIT_NOTES_JS: it moves the notes' label
-        if not title:
-            raise RuntimeError(f"{deck.name} has no h1 on its first slide to title its PDFs")
-        is_notes, maths, crowded = await page.evaluate(FIT_NOTES_JS)
-        if crowded:
-            print(f"{notes_pdf.name}: notes cut at the bottom of their page: {crowded}", file=sys.stderr)
-        # Chromium tags the PDF from its accessibility tree, which follows the page's changes a moment later.
-        await page.evaluate(LABEL_MATHS_JS)
-        await page.wait_for_timeout(AX_SETTLE_MS)
-        notes_pdf.write_bytes(await page.pdf(**PDF_OPTIONS))
-        await page.evaluate(WITHOUT_NOTES_JS)
-        await page.evaluate(LABEL_MATHS_JS)  # again: the notes pages are gone
-        await page.wait_for_timeout(AX_SETTLE_MS)
-        slides_pdf.write_bytes(await page.pdf(**PDF_OPTIONS))
-    finally:
-        await page.close()
-    slide_maths = [tex for tex, notes in zip(maths, is_notes, strict=True) if not notes]
+    title, is_notes, maths = await print_page(context, deck, "?print-pdf&showNotes=separate-page", notes_pdf)
+    _, _, slide_maths = await print_page(context, deck, "?print-pdf", slides_pdf)
+    if len(slide_maths) != is_notes.count(False):
+        raise RuntimeError(f"{deck.name} laid out {len(slide_maths)} slides alone, {is_notes.count(False)} with notes")
     for pdf, laid_out, tex in ((notes_pdf, is_notes, maths), (slides_pdf, slide_maths, slide_maths)):
         reader = PdfReader(pdf)
         if len(reader.pages) != len(laid_out):
@@ -263,6 +241,32 @@ async def print_deck(context, deck, out):
         if untagged:
             raise RuntimeError(f"{pdf} printed text outside its tags on pages {untagged}")
     return slides_pdf, notes_pdf
+
+
+async def print_page(context, deck, query, pdf):
+    """Load `deck` with `query` in print mode, make it taggable, print it to `pdf`.
+
+    Returns the deck's title and, for each printed page, whether it is a notes page and whether it
+    shows maths.
+    """
+    page = await context.new_page()
+    try:
+        await page.goto(f"{deck.resolve().as_uri()}{query}")
+        await page.wait_for_function(READY_JS, timeout=120_000, polling=250)
+        await page.evaluate(FONTS_JS)
+        title = await page.evaluate(TAGGABLE_JS)  # before FIT_NOTES_JS: it moves the notes' label
+        if not title:
+            raise RuntimeError(f"{deck.name} has no h1 on its first slide to title its PDFs")
+        is_notes, maths, crowded = await page.evaluate(FIT_NOTES_JS)
+        if crowded:
+            print(f"{pdf.name}: notes cut at the bottom of their page: {crowded}", file=sys.stderr)
+        await page.evaluate(LABEL_MATHS_JS)
+        # Chromium tags the PDF from its accessibility tree, which follows the page's changes a moment later.
+        await page.wait_for_timeout(AX_SETTLE_MS)
+        pdf.write_bytes(await page.pdf(**PDF_OPTIONS))
+    finally:
+        await page.close()
+    return title, is_notes, maths
 
 
 async def print_decks(decks, out):
