@@ -14,7 +14,10 @@ and copies both into SLIDES/handouts/, so that the slides folder stays self-cont
 that the next `make slides` writes links them; `make handouts` runs it). Offline, from the decks
 themselves, with Debian's Chromium (slides/measure.py's flags): each deck is opened from disk in
 reveal.js's print mode (?print-pdf) and printed once MathJax has typeset it, its fonts are loaded
-and its widgets have drawn; loaded twice, with its notes pages and without.
+and its widgets have drawn; loaded twice, with its notes pages and without. Each PDF is checked
+as tests/browser/test_handouts.py checks it (pages, maths, tags, title; the two PDFs' slides read
+the same), and printed again from a fresh load when it fails: a busy machine now and then leaves a
+formula hidden or a widget's label out, and stderr says how often that happened.
 PDFs newer than their deck are kept.
 
 Both PDFs are tagged, for screen readers and text extraction (WCAG 2.1 AA, issue 26): a structure
@@ -29,29 +32,41 @@ handout with them.
 
 import argparse
 import asyncio
+import re
 import shutil
 import sys
 import time
+from collections import Counter
 from pathlib import Path
 
 from pypdf import PdfReader
+from pypdf.generic import ArrayObject, DictionaryObject
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 from measure import CHROMIUM, CHROMIUM_FLAGS, WIDGETS_DRAWN  # noqa: E402  (Debian's Chromium, its flags; widgets drawn)
 
 SUFFIXES = (".pdf", "-notes.pdf")  # NN_name.slides.html -> NN_name.pdf, NN_name-notes.pdf
+WORD = re.compile(r"[A-Za-z]{3,}")  # the words of a page that print_deck compares between the two PDFs
 PAGE = {"width": 1280, "height": 720}  # the decks' canvas (slides/build.py), a slide per page
-ATTEMPTS = 6  # prints of a deck whose PDF came out wrong (pages or maths missing) before giving up (deck 11's title page lost its maths in about half of the prints, cause not found)
+# Loads of a deck whose PDF came out wrong before giving up (a load now and then leaves a formula
+# empty or hidden, or lost all of a page's maths; the next load draws it), and prints of a deck
+# whose two PDFs show different slides.
+ATTEMPTS = 6
+DECK_ATTEMPTS = 3
 WORKERS = 2  # decks printed at once (this machine and CI have 2 cores)
 # reveal.js has laid the deck out as pages (a .pdf-page per slide, each slide with notes followed by
 # its notes page); MathJax has typeset every formula (its start-up typeset ends after
 # MathJax.isReady, so waiting on its queue alone could print a slide with its maths missing);
 # the fonts are loaded; every widget has drawn (a slide that holds a widget view shows
 # its plot image, decoded).
-# The formulas on slides that came out of their typeset empty (no glyph, no width), as a JS expression.
-EMPTY_MATHS = """[...document.querySelectorAll('.reveal .MathJax_CHTML')].filter(
-    math => !math.closest('aside.notes') && !math.querySelector('.mjx-char') && !math.getBoundingClientRect().width)"""
+# The formulas on printed pages that came out of their typeset empty (no width) or still hidden
+# (MathJax hides a formula while it measures it: under load, a display formula of deck 02 was now and
+# then left so, missing from its page), as a JS expression. Not in the speaker notes (hidden on the
+# slides; their pages show the notes' maths as MathML, beside copies of MathJax's output that take no
+# room), nor in reveal.js's .aria-status (a hidden copy of the current slide's text for screen readers).
+EMPTY_MATHS = """[...document.querySelectorAll('.reveal .slides .MathJax_CHTML')].filter(math => !math.closest('aside.notes, .speaker-notes-pdf')
+    && (!math.getBoundingClientRect().width || getComputedStyle(math).visibility === 'hidden'))"""
 READY_JS = """async () => {
   const pages = document.querySelectorAll('.reveal .slides > .pdf-page').length;
   if (!window.Reveal || !Reveal.isReady() || pages !== Reveal.getTotalSlides() || !window.MathJax) return false;
@@ -59,10 +74,11 @@ READY_JS = """async () => {
   await new Promise(done => MathJax.Hub.Queue(done));  // and any typeset queued since
   const scripts = [...document.querySelectorAll('script[type^="math/tex"]')];
   if (!scripts.every(s => s.MathJax && s.MathJax.state === MathJax.ElementJax.STATE.PROCESSED)) return false;
-  // In print mode a formula sometimes comes out of its typeset empty (no glyph, no width: deck 11's title
-  // page lost its h_0 in about 6 prints of 10); render each such formula again and check once more.
+  // In print mode a formula sometimes comes out of its typeset empty or hidden (deck 11's title page lost
+  // its h_0 in about 6 prints of 10); render each such formula again and check once more.
   const empty = EMPTY_MATHS;
   if (empty.length) {
+    window.retypeset = (window.retypeset || 0) + empty.length;  // print_page reports it
     empty.forEach(math => MathJax.Hub.Queue(["Rerender", MathJax.Hub, math.parentNode]));
     await new Promise(done => MathJax.Hub.Queue(done));
     return false;
@@ -78,25 +94,42 @@ FONTS_JS = """async () => {
   await document.fonts.ready;
   await new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)));
 }"""
-# Each notes page holds its notes whole: text that would run past the page is set smaller (down
-# to 12px). Returns, for each printed page in order, whether it is a notes page and whether it
-# shows MathJax's maths; and the notes that still do not fit, as their first words.
+# Each notes page holds its notes whole: notes whose text would run past the bottom of the page
+# are scaled down (CSS zoom on the notes' contents, whose fonts are set in px: a smaller font on the
+# page itself changed nothing) to at least ZOOM_LEAST. Overflow is judged by where the last line of
+# text (or maths) ends, not by scrollHeight, which counts the empty margins after it. Returns, for
+# each printed page in order, whether it is a notes page and whether it shows MathJax's maths; the
+# notes scaled down, as their zoom and first words; and the notes that still do not fit.
+ZOOM_LEAST = 0.7  # 70% of the notes' 26px text is 18px, still readable on paper
 FIT_NOTES_JS = """() => {
-  const overflowing = [];
+  const scaled = [], overflowing = [];
   const printed = [...document.querySelector('.reveal .slides').children]
     .filter(page => page.matches('.pdf-page, .speaker-notes-pdf'));
   const notesPages = printed.map(page => page.matches('.speaker-notes-pdf'));
   const maths = printed.map(page => page.matches('.pdf-page') && [...page.querySelectorAll('.MathJax_CHTML')].some(m => !m.closest('aside.notes')));
-  for (const notes of document.querySelectorAll('.speaker-notes-pdf[data-layout="separate-page"]')) {
-    let px = parseFloat(getComputedStyle(notes).fontSize);
-    while (notes.scrollHeight > notes.clientHeight + 1 && px > 12) {
-      px -= 1;
-      notes.style.fontSize = px + 'px';
+  const textBottom = element => {
+    let bottom = 0;
+    const walker = document.createTreeWalker(element, NodeFilter.SHOW_TEXT), range = document.createRange();
+    while (walker.nextNode()) {
+      if (!walker.currentNode.textContent.trim()) continue;
+      range.selectNodeContents(walker.currentNode);
+      for (const rect of range.getClientRects()) bottom = Math.max(bottom, rect.bottom);
     }
-    if (notes.scrollHeight > notes.clientHeight + 1) overflowing.push(notes.textContent.trim().slice(0, 60));
+    return bottom;
+  };
+  const over = notes => textBottom(notes) > notes.getBoundingClientRect().bottom + 1;
+  for (const notes of document.querySelectorAll('.speaker-notes-pdf[data-layout="separate-page"]')) {
+    let zoom = 1;
+    while (over(notes) && zoom > ZOOM_LEAST + 0.001) {
+      zoom -= 0.05;
+      [...notes.children].forEach(child => { child.style.zoom = zoom; });
+    }
+    const words = notes.textContent.trim().replace(/\\s+/g, ' ').slice(0, 60);
+    if (zoom < 1) scaled.push([Math.round(zoom * 100), words]);
+    if (over(notes)) overflowing.push(words);
   }
-  return [notesPages, maths, overflowing];
-}"""
+  return [notesPages, maths, scaled, overflowing];
+}""".replace("ZOOM_LEAST", str(ZOOM_LEAST))
 
 
 # Tagged (a structure tree, so a screen reader reads headings, paragraphs, lists and tables in
@@ -144,28 +177,38 @@ TAGGABLE_JS = """() => {
   return document.title;
 }"""
 # Each formula an image named by its TeX, its glyphs no longer aria-hidden (see TAGGABLE_JS), once
-# MathJax has nothing left to typeset (a formula typeset empty, as in READY_JS, is typeset again
-# first); run again right before each print, since a formula that MathJax typesets again comes back
-# aria-hidden. tests/browser/test_handouts.py checks each formula is a /Figure with its TeX as /Alt.
+# MathJax has nothing left to typeset (a formula typeset empty or left hidden, as in READY_JS, is
+# typeset again first: a widget or a late typeset can leave one so after READY_JS passed). Returns
+# the TeX of each formula so named on a slide (not on a notes page, whose maths is MathML, nor in
+# reveal.js's .aria-status, a copy of the current slide's text for screen readers), which print_page
+# checks are /Figures with that /Alt in the PDF, as tests/browser/test_handouts.py does; and the TeX
+# of the formulas still empty or hidden (in some loads a display formula stays hidden however often
+# it is typeset again; the next load draws it).
 LABEL_MATHS_JS = """async () => {
+  const named = [];
   for (let round = 0; round < 3; round++) {
     const empty = EMPTY_MATHS;
+    window.retypeset = (window.retypeset || 0) + empty.length;
     empty.forEach(math => MathJax.Hub.Queue(["Rerender", MathJax.Hub, math.parentNode]));
     await new Promise(done => MathJax.Hub.Queue(done));
     if (!empty.length) break;
     await new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)));
   }
+  const tex = jax => jax.originalText.trim().split(/\\s+/).join(' ');
   for (const jax of MathJax.Hub.getAllJax()) {
     const formula = document.getElementById(jax.inputID + '-Frame');
     if (!formula) continue;
     if (!formula.closest('h1, h2, h3, h4, h5, h6')) {  // a heading's maths is read (and bookmarked) as its glyphs
       formula.setAttribute('role', 'img');
       formula.setAttribute('aria-label', jax.originalText.trim());
+      if (formula.closest('.reveal .slides') && !formula.closest('aside.notes, .speaker-notes-pdf')) named.push(tex(jax));
     }
     formula.querySelectorAll('[aria-hidden]').forEach(glyphs => glyphs.removeAttribute('aria-hidden'));
   }
+  const stuck = EMPTY_MATHS.map(math => MathJax.Hub.getJaxFor(math)).map(jax => jax ? tex(jax) : '?');
+  return [named, stuck];
 }""".replace("EMPTY_MATHS", EMPTY_MATHS)
-AX_SETTLE_MS = 500  # after naming the formulas, before printing: see print_deck
+AX_SETTLE_MS = 500  # after naming the formulas, before printing: see print_page
 
 
 def pages(pdf):
@@ -197,6 +240,30 @@ def untagged_text(page):
     return found
 
 
+def structure(reader):
+    """The elements of a PDF's structure tree (a pypdf PdfReader's), depth first."""
+    found = []
+
+    def walk(node):
+        node = node.get_object()
+        if isinstance(node, DictionaryObject) and "/S" in node:
+            found.append(node)
+            kids = node.get("/K")
+            kids = kids.get_object() if kids is not None else []
+            for kid in kids if isinstance(kids, ArrayObject) else [kids]:
+                walk(kid)
+
+    walk(reader.trailer["/Root"]["/StructTreeRoot"]["/K"])
+    return found
+
+
+def unnamed_formulas(pdf, formulas):
+    """Those of `formulas` (TeX, white space collapsed) that a PDF lacks as a /Figure with that /Alt."""
+    elements = structure(PdfReader(pdf))
+    alts = [" ".join(str(element.get("/Alt", "")).split()) for element in elements if element["/S"] == "/Figure"]
+    return sorted((Counter(formulas) - Counter(alts)).elements())
+
+
 def blank_pages(pdf):
     """The 1-based numbers of the pages of a PDF that show no text and no image.
 
@@ -216,38 +283,49 @@ async def print_deck(context, deck, out):
 
     Each PDF from a load of its own (with the notes pages, then without), so that each gets its own
     tags and outline from Chromium (pages cut out of a tagged PDF would leave its structure tree
-    pointing at pages that are gone), and each is printed from a page prepared once, as it loaded: a
-    page changed again after its first print lost formulas' tags now and then.
+    pointing at pages that are gone); a load whose PDF fails print_page's checks is loaded again, up
+    to ATTEMPTS times. Then the slides of the two PDFs must read the same.
     """
     name = deck.name.removesuffix(".slides.html")
     notes_pdf, slides_pdf = out / f"{name}-notes.pdf", out / f"{name}.pdf"
-    title, is_notes, maths = await print_page(context, deck, "?print-pdf&showNotes=separate-page", notes_pdf)
-    _, _, slide_maths = await print_page(context, deck, "?print-pdf", slides_pdf)
-    if len(slide_maths) != is_notes.count(False):
-        raise RuntimeError(f"{deck.name} laid out {len(slide_maths)} slides alone, {is_notes.count(False)} with notes")
-    for pdf, laid_out, tex in ((notes_pdf, is_notes, maths), (slides_pdf, slide_maths, slide_maths)):
-        reader = PdfReader(pdf)
-        if len(reader.pages) != len(laid_out):
-            raise RuntimeError(f"{pdf} has {len(reader.pages)} pages; reveal.js laid out {len(laid_out)}")
-        # MathJax's fonts print as Type 3 fonts; a page with maths without one lost its maths.
-        lost = [number for number, (page, has) in enumerate(zip(reader.pages, tex), 1) if has and not type3_fonts(page)]
-        if lost:
-            raise RuntimeError(f"{pdf} printed pages {lost} without their maths")
-        if (reader.metadata or {}).get("/Title") != title:
-            raise RuntimeError(f"{pdf} is titled {(reader.metadata or {}).get('/Title')!r}, not {title!r}")
-        # Maths that MathJax typeset again after TAGGABLE_JS (under load, now and then) is aria-hidden
-        # glyphs again, which Chromium leaves out of the tags: a screen reader would skip it.
-        untagged = [number for number, page in enumerate(reader.pages, 1) if untagged_text(page)]
-        if untagged:
-            raise RuntimeError(f"{pdf} printed text outside its tags on pages {untagged}")
+    is_notes = await printed(context, deck, "?print-pdf&showNotes=separate-page", notes_pdf)
+    slides = await printed(context, deck, "?print-pdf", slides_pdf)
+    if len(slides) != is_notes.count(False):
+        raise RuntimeError(f"{deck.name} laid out {len(slides)} slides alone, {is_notes.count(False)} with notes")
+    # The two loads printed the same slides (a slide once lost two sliders' labels in one of them).
+    with_notes = [page for page, notes in zip(PdfReader(notes_pdf).pages, is_notes) if not notes]
+    pairs = zip(with_notes, PdfReader(slides_pdf).pages)
+    differ = {
+        number: (one, other)
+        for number, pair in enumerate(pairs, 1)
+        if (one := WORD.findall(pair[0].extract_text())) != (other := WORD.findall(pair[1].extract_text()))
+    }
+    if differ:
+        number, (one, other) = next(iter(differ.items()))
+        raise RuntimeError(
+            f"slides {list(differ)} differ between {notes_pdf.name} and {slides_pdf.name}; slide {number}:"
+            f" {sorted(Counter(one) - Counter(other))} against {sorted(Counter(other) - Counter(one))}"
+        )
     return slides_pdf, notes_pdf
 
 
-async def print_page(context, deck, query, pdf):
-    """Load `deck` with `query` in print mode, make it taggable, print it to `pdf`.
+async def printed(context, deck, query, pdf):
+    """print_page, again (a fresh load) while its PDF comes out wrong, up to ATTEMPTS times."""
+    for attempt in range(1, ATTEMPTS + 1):
+        try:
+            return await print_page(context, deck, query, pdf)
+        except RuntimeError as error:  # a layout, font or typeset race: load the deck again
+            print(f"{pdf.name}: {error} (load {attempt} of {ATTEMPTS})", file=sys.stderr)
+            if attempt == ATTEMPTS:
+                raise
 
-    Returns the deck's title and, for each printed page, whether it is a notes page and whether it
-    shows maths.
+
+async def print_page(context, deck, query, pdf):
+    """Load `deck` with `query` in print mode, make it taggable, print it to `pdf`, check the PDF.
+
+    Returns, for each printed page, whether it is a notes page. Raises RuntimeError when the PDF
+    is not what reveal.js laid out: pages missing, a page with maths printed without it, a formula
+    left empty or hidden or not a /Figure named by its TeX, text outside the tags, a wrong title.
     """
     page = await context.new_page()
     try:
@@ -257,16 +335,39 @@ async def print_page(context, deck, query, pdf):
         title = await page.evaluate(TAGGABLE_JS)  # before FIT_NOTES_JS: it moves the notes' label
         if not title:
             raise RuntimeError(f"{deck.name} has no h1 on its first slide to title its PDFs")
-        is_notes, maths, crowded = await page.evaluate(FIT_NOTES_JS)
+        is_notes, maths, scaled, crowded = await page.evaluate(FIT_NOTES_JS)
+        for zoom, words in scaled:
+            print(f"{pdf.name}: notes set at {zoom}% to fit their page: {words!r}", file=sys.stderr)
         if crowded:
-            print(f"{pdf.name}: notes cut at the bottom of their page: {crowded}", file=sys.stderr)
-        await page.evaluate(LABEL_MATHS_JS)
+            raise RuntimeError(f"notes that do not fit their page even at {ZOOM_LEAST:.0%}: {crowded}")
+        formulas, stuck = await page.evaluate(LABEL_MATHS_JS)
+        if stuck:
+            raise RuntimeError(f"formulas empty or hidden however often typeset: {stuck}")
+        if retypeset := await page.evaluate("window.retypeset || 0"):
+            print(f"{pdf.name}: {retypeset} formulas typeset again (empty or hidden)", file=sys.stderr)
         # Chromium tags the PDF from its accessibility tree, which follows the page's changes a moment later.
         await page.wait_for_timeout(AX_SETTLE_MS)
         pdf.write_bytes(await page.pdf(**PDF_OPTIONS))
     finally:
         await page.close()
-    return title, is_notes, maths
+    reader = PdfReader(pdf)
+    if len(reader.pages) != len(is_notes):
+        raise RuntimeError(f"{len(reader.pages)} pages; reveal.js laid out {len(is_notes)}")
+    # MathJax's fonts print as Type 3 fonts; a page with maths without one lost its maths.
+    lost = [
+        number for number, (printed, has) in enumerate(zip(reader.pages, maths), 1) if has and not type3_fonts(printed)
+    ]
+    if lost:
+        raise RuntimeError(f"pages {lost} printed without their maths")
+    if unnamed := unnamed_formulas(pdf, formulas):
+        raise RuntimeError(f"formulas without a /Figure whose /Alt is their TeX: {unnamed}")
+    # Maths that MathJax typeset again after LABEL_MATHS_JS is aria-hidden glyphs again, which
+    # Chromium leaves out of the tags: a screen reader would skip it.
+    if untagged := [number for number, printed in enumerate(reader.pages, 1) if untagged_text(printed)]:
+        raise RuntimeError(f"text outside its tags on pages {untagged}")
+    if (reader.metadata or {}).get("/Title") != title:
+        raise RuntimeError(f"titled {(reader.metadata or {}).get('/Title')!r}, not {title!r}")
+    return is_notes
 
 
 async def print_decks(decks, out):
@@ -296,13 +397,13 @@ async def print_decks(decks, out):
                 try:
                     # Offline: a deck loads its own files only; a request off the machine is refused.
                     await context.route("**/*", offline)
-                    for attempt in range(1, ATTEMPTS + 1):
+                    for attempt in range(1, DECK_ATTEMPTS + 1):
                         try:
                             slides_pdf, notes_pdf = await print_deck(context, deck, out)
                             break
-                        except RuntimeError as error:  # a layout or font race: print the deck again
-                            print(f"{deck.name}: {error} (attempt {attempt} of {ATTEMPTS})", file=sys.stderr)
-                            if attempt == ATTEMPTS:
+                        except RuntimeError as error:  # the two PDFs differ: print both again
+                            print(f"{deck.name}: {error} (attempt {attempt} of {DECK_ATTEMPTS})", file=sys.stderr)
+                            if attempt == DECK_ATTEMPTS:
                                 raise
                 finally:
                     await context.close()

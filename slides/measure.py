@@ -41,11 +41,29 @@ SHOW_JS = """async ([h, v]) => {
   await new Promise(done => MathJax.Hub.Queue(done));
   return Reveal.getIndices(slide);
 }"""
-# A slide's widgets have drawn: a slide that holds a widget view shows its plot image, decoded.
+# A slide's widgets have drawn: each widget view on it shows a view for every widget it holds (its
+# boxes' children, followed from the deck's widget state: a box's children draw after the box) and
+# every control's description (a printed slide once lacked two sliders' labels), and its plot images
+# are decoded.
 WIDGETS_DRAWN = """slide => {
-  const views = slide.querySelectorAll('script[type="application/vnd.jupyter.widget-view+json"]').length;
-  const images = [...slide.querySelectorAll('img.widget-image')];
-  return views === 0 || (images.length > 0 && images.every(img => img.complete && img.naturalWidth > 0));
+  const saved = document.querySelector('script[type="application/vnd.jupyter.widget-state+json"]');
+  const state = saved ? JSON.parse(saved.textContent).state : {};
+  for (const script of slide.querySelectorAll('script[type="application/vnd.jupyter.widget-view+json"]')) {
+    let views = 0;
+    const seen = new Set(), todo = [JSON.parse(script.textContent).model_id], labels = [];
+    while (todo.length) {
+      const id = todo.pop();
+      if (seen.has(id) || !state[id]) continue;
+      seen.add(id);
+      if (state[id].state._view_name) views++;
+      if (state[id].state.description) labels.push(state[id].state.description);
+      todo.push(...(state[id].state.children || []).map(child => child.replace('IPY_MODEL_', '')));
+    }
+    const drawn = script.parentElement;
+    if (drawn.querySelectorAll('.lm-Widget').length < Math.max(views, 1)) return false;
+    if (!labels.every(label => drawn.innerText.includes(label))) return false;
+  }
+  return [...slide.querySelectorAll('img.widget-image')].every(img => img.complete && img.naturalWidth > 0);
 }"""
 WIDGETS_READY_JS = f"() => ({WIDGETS_DRAWN})(Reveal.getCurrentSlide())"  # on the current slide
 # The current slide's problems (see the module's docstring), as short strings.

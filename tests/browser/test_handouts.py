@@ -21,7 +21,6 @@ import base64
 import json
 import re
 import zlib
-from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from html.parser import HTMLParser
 from pathlib import Path
@@ -29,10 +28,10 @@ from pathlib import Path
 import pytest
 from measure import CHROMIUM, CHROMIUM_FLAGS  # slides/measure.py (conftest.py puts slides/ on the path)
 from pypdf import PdfReader, PdfWriter
-from pypdf.generic import ArrayObject, BooleanObject, DictionaryObject
+from pypdf.generic import BooleanObject
 
 ROOT = Path(__file__).resolve().parents[2]
-import handouts  # noqa: E402  (slides/handouts.py: pages, blank_pages, untagged_text)
+import handouts  # noqa: E402  (slides/handouts.py: pages, blank_pages, untagged_text, structure, unnamed_formulas)
 
 SLIDES = ROOT / "build" / "slides"
 HANDOUTS = ROOT / "build" / "handouts"
@@ -138,23 +137,6 @@ def outline_titles(reader):
     return list(flat(reader.outline))
 
 
-def structure(reader):
-    """The elements of a PDF's structure tree, depth first."""
-    found = []
-
-    def walk(node):
-        node = node.get_object()
-        if isinstance(node, DictionaryObject) and "/S" in node:
-            found.append(node)
-            kids = node.get("/K")
-            kids = kids.get_object() if kids is not None else []
-            for kid in kids if isinstance(kids, ArrayObject) else [kids]:
-                walk(kid)
-
-    walk(reader.trailer["/Root"]["/StructTreeRoot"]["/K"])
-    return found
-
-
 def type3_fonts(page):
     """How many Type 3 fonts a PDF page uses: Chromium prints MathJax's web fonts as Type 3."""
     fonts = page.get("/Resources", {}).get("/Font", {})
@@ -236,7 +218,7 @@ def test_the_handouts_are_tagged_with_an_outline_a_language_and_a_title(notebook
             f"{pdf.name}: /MarkInfo /Marked is not true"
         )
         assert str(root.get("/Lang", "")).startswith("en"), f"{pdf.name}: /Lang is {root.get('/Lang')!r}"
-        elements = structure(reader)
+        elements = handouts.structure(reader)
         tagged = [element for element in elements if re.fullmatch(r"/H[1-6]", element["/S"])]
         # reveal.js hides every slide but the first from the accessibility tree unless print_deck unhides them.
         assert len(tagged) == len(headings), f"{pdf.name}: {len(tagged)} heading elements, {len(headings)} headings"
@@ -249,8 +231,7 @@ def test_the_handouts_are_tagged_with_an_outline_a_language_and_a_title(notebook
             number: text for number, page in enumerate(reader.pages, 1) if (text := handouts.untagged_text(page))
         }
         assert not untagged, f"{pdf.name}: text outside the tags (a screen reader skips it): {untagged}"
-        alts = [" ".join(str(element.get("/Alt", "")).split()) for element in elements if element["/S"] == "/Figure"]
-        missing = sorted((Counter(deck.formulas) - Counter(alts)).elements())
+        missing = handouts.unnamed_formulas(pdf, deck.formulas)
         assert not missing, f"{pdf.name}: formulas without a /Figure whose /Alt is their TeX: {missing}"
         assert title and reader.metadata.title == title, f"{pdf.name}: /Title {reader.metadata.title!r}, h1 {title!r}"
         first_page = " ".join(reader.pages[0].extract_text().split())
