@@ -92,6 +92,49 @@ def test_every_cell_carries_slide_metadata(path):
         assert slide_type in SLIDE_TYPES, f"{path.name}: {cell.source[:40]!r} has slide_type {slide_type!r}"
 
 
+# A prompt to predict before running: "*Predict:*", "## Predict, then run: …", "Predict it, then check".
+PROMPT = re.compile(r"(?<![A-Za-z])Predict\b")
+NEW_CLICK = {"slide", "subslide", "fragment"}  # a cell that a deck shows only on a later click
+
+
+def prompts_answered_on_their_click(cells):
+    """The prompts (their cell numbers) whose answer, the first code cell after them, a deck shows
+    on the prompt's own click: no cell from the prompt to that code cell starts a slide, a subslide
+    or a fragment (notes and skipped cells are not on the slide)."""
+    shown = []
+    for number, cell in enumerate(cells):
+        if cell.cell_type != "markdown" or not PROMPT.search(cell.source):
+            continue
+        following = cells[number + 1 :]
+        answer = next((k for k, later in enumerate(following) if later.cell_type == "code"), None)
+        if answer is None:
+            continue
+        kinds = [later.metadata.get("slideshow", {}).get("slide_type", "-") for later in following[: answer + 1]]
+        if not NEW_CLICK & set(kinds):
+            shown.append(number)
+    return shown
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_a_predict_prompt_keeps_its_answer_for_a_later_click(path):
+    """The code that answers a "Predict" prompt (and its output, and what follows) comes on a
+    later click of the deck than the prompt; in the notebook it comes after the prompt."""
+    cells = load(path).cells
+    assert any(PROMPT.search(cell.source) for cell in cells if cell.cell_type == "markdown"), f"{path.name}: no prompt"
+    shown = prompts_answered_on_their_click(cells)
+    assert not shown, f"{path.name}: prompts shown with their answer: {[cells[k].source[:60] for k in shown]}"
+
+
+def test_the_prompt_check_flags_an_answer_on_the_same_click():
+    """The check itself: a code cell continuing the prompt's slide fails it, a fragment passes."""
+    prompt = nbformat.v4.new_markdown_cell("*Predict:* the shape?", metadata={"slideshow": {"slide_type": "slide"}})
+    notes = nbformat.v4.new_markdown_cell("Say why.", metadata={"slideshow": {"slide_type": "notes"}})
+    answer = nbformat.v4.new_code_cell("x.shape", metadata={"slideshow": {"slide_type": "-"}})
+    assert prompts_answered_on_their_click([prompt, notes, answer]) == [0]
+    answer.metadata.slideshow.slide_type = "fragment"
+    assert prompts_answered_on_their_click([prompt, notes, answer]) == []
+
+
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
 def test_only_the_set_up_cell_is_left_out_of_the_deck(path):
     """Every cell but the set-up (imports and seeds, the first code cell) is on a slide or in the notes; none is empty."""
