@@ -7,7 +7,10 @@
   metadata (`image/png` → `alt`, which the decks' and HTML exports' template writes into the
   <img>), as its text/plain (what nbval compares, so the stored descriptions are checked), and as a
   text/markdown image with that alt text, which JupyterLab, Notebook 7 and Voila show instead of
-  the bare PNG (their image renderer ignores `alt`).
+  the bare PNG (their image renderer ignores `alt`);
+- says on stderr when a legend covers data points (`covered_by_legend`): an output strict nbval
+  fails on, so no stored figure hides a point behind its legend, and a student's own figure
+  gets the same hint.
 
 Outside IPython nothing changes. Introduced in notebooks/01_scalar_rnn.ipynb.
 """
@@ -15,6 +18,7 @@ Outside IPython nothing changes. Introduced in notebooks/01_scalar_rnn.ipynb.
 import base64
 import functools
 import re
+import sys
 import weakref
 
 import matplotlib
@@ -97,6 +101,37 @@ def _wrap_png(shell, *_):
     png.for_type(Figure, with_alt)
 
 
+def covered_by_legend(figure):
+    """The data points (of lines and scatters) that a legend inside its axes draws over.
+
+    Returns a list of (axes title or "axes N", number of points covered), empty when no legend
+    covers a point. Points are compared with the legend's box as drawn, in display coordinates.
+    """
+    figure.draw_without_rendering()
+    covered = []
+    for number, ax in enumerate(figure.axes, 1):
+        legend = ax.get_legend()
+        if legend is None or not legend.get_visible():
+            continue
+        box = legend.get_window_extent()
+        points = [line.get_transform().transform(line.get_xydata()) for line in ax.lines if line.get_visible()]
+        points += [c.get_offset_transform().transform(c.get_offsets()) for c in ax.collections if c.get_visible()]
+        inside = sum(int(box.contains(x, y)) for block in points for x, y in block)
+        if inside:
+            covered.append((ax.get_title() or f"axes {number}", inside))
+    return covered
+
+
+def _warn_if_covered(figure):
+    """Say on stderr (an output strict nbval fails on) which legends cover data points."""
+    for title, count in covered_by_legend(figure):
+        print(
+            f"Note: the legend of {title!r} covers {count} data point(s); "
+            "ax.legend(loc='upper left', bbox_to_anchor=(1, 1)) puts it beside the plot.",
+            file=sys.stderr,
+        )
+
+
 def _markdown(figure):
     """The figure as a markdown image whose alt text is its description (JupyterLab renders it).
 
@@ -115,6 +150,7 @@ def _markdown(figure):
     if data is None:
         return None
     text = describe(figure)
+    _warn_if_covered(figure)
     _last.clear()
     _last[figure] = (drawn, text)
     png = data if isinstance(data, str) else base64.b64encode(data).decode()

@@ -56,3 +56,32 @@ def test_a_students_own_lines_get_the_palette_and_its_line_styles(outputs):
     """The first line of a plain ax.plot is the palette's first colour, solid (the second is dashed)."""
     printed = "".join(output.get("text", "") for output in outputs[1])
     assert printed.split() == [plots.PALETTE[0], "-"]
+
+
+def test_covered_by_legend_counts_the_points_a_legend_draws_over_and_none_beside_the_plot(capsys):
+    """A legend inside a grid of points covers some; moved beside the axes it covers none; the note names the axes."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    from helpers import figures
+
+    figure, ax = plt.subplots(figsize=(6, 3))
+    grid_x, grid_y = np.meshgrid(np.linspace(0, 1, 20), np.linspace(0, 1, 20))
+    ax.plot(grid_x.ravel(), grid_y.ravel(), "o", label="grid")
+    ax.set_title("a full grid")
+    ax.legend(loc="upper right")
+    covered = figures.covered_by_legend(figure)
+    assert [title for title, _ in covered] == ["a full grid"] and covered[0][1] > 0
+    figures._warn_if_covered(figure)
+    note = capsys.readouterr().err
+    assert "the legend of 'a full grid' covers" in note and "bbox_to_anchor=(1, 1)" in note
+    ax.legend(loc="upper left", bbox_to_anchor=(1, 1))
+    assert figures.covered_by_legend(figure) == []
+    scatter_figure, scatter_ax = plt.subplots()
+    scatter_ax.scatter(grid_x.ravel(), grid_y.ravel(), label="points")
+    scatter_ax.legend(loc="center")
+    assert figures.covered_by_legend(scatter_figure)[0][0] == "axes 1"
+    plt.close("all")
