@@ -67,7 +67,15 @@ WORKERS = 2  # decks printed at once (this machine and CI have 2 cores)
 # room), nor in reveal.js's .aria-status (a hidden copy of the current slide's text for screen readers).
 EMPTY_MATHS = """[...document.querySelectorAll('.reveal .slides .MathJax_CHTML')].filter(math => !math.closest('aside.notes, .speaker-notes-pdf')
     && (!math.getBoundingClientRect().width || getComputedStyle(math).visibility === 'hidden'))"""
-READY_JS = """async () => {
+# Typeset a formula again (a JS function of its output element): Rerender on the element holding its
+# <script>. A display formula's output sits in its own div beside the script: Rerender on that div
+# found nothing to do, and the formula stayed hidden in MathJax's "MJXc-processing" state.
+RERENDER = """math => {
+  const jax = MathJax.Hub.getJaxFor(math), script = jax && document.getElementById(jax.inputID);
+  MathJax.Hub.Queue(["Rerender", MathJax.Hub, script ? script.parentNode : math.parentNode]);
+}"""
+READY_JS = (
+    """async () => {
   const pages = document.querySelectorAll('.reveal .slides > .pdf-page').length;
   if (!window.Reveal || !Reveal.isReady() || pages !== Reveal.getTotalSlides() || !window.MathJax) return false;
   await new Promise(done => MathJax.Hub.Register.StartupHook('End', done));  // the first typeset is done
@@ -79,13 +87,16 @@ READY_JS = """async () => {
   const empty = EMPTY_MATHS;
   if (empty.length) {
     window.retypeset = (window.retypeset || 0) + empty.length;  // print_page reports it
-    empty.forEach(math => MathJax.Hub.Queue(["Rerender", MathJax.Hub, math.parentNode]));
+    empty.forEach(RERENDER);
     await new Promise(done => MathJax.Hub.Queue(done));
     return false;
   }
   await document.fonts.ready;
   return Reveal.getSlides().every(WIDGETS_DRAWN);
-}""".replace("WIDGETS_DRAWN", WIDGETS_DRAWN).replace("EMPTY_MATHS", EMPTY_MATHS)
+}""".replace("WIDGETS_DRAWN", WIDGETS_DRAWN)
+    .replace("EMPTY_MATHS", EMPTY_MATHS)
+    .replace("RERENDER", RERENDER)
+)
 # MathJax's web fonts (families MJXc-*), loaded now: Chromium fetches a font only once text needs
 # it, and prints text whose font is still loading as nothing (a deck once lost all of its maths).
 FONTS_JS = """async () => {
@@ -182,14 +193,13 @@ TAGGABLE_JS = """() => {
 # the TeX of each formula so named on a slide (not on a notes page, whose maths is MathML, nor in
 # reveal.js's .aria-status, a copy of the current slide's text for screen readers), which print_page
 # checks are /Figures with that /Alt in the PDF, as tests/browser/test_handouts.py does; and the TeX
-# of the formulas still empty or hidden (in some loads a display formula stays hidden however often
-# it is typeset again; the next load draws it).
+# of the formulas still empty or hidden (print_page then loads the deck again).
 LABEL_MATHS_JS = """async () => {
   const named = [];
   for (let round = 0; round < 3; round++) {
     const empty = EMPTY_MATHS;
     window.retypeset = (window.retypeset || 0) + empty.length;
-    empty.forEach(math => MathJax.Hub.Queue(["Rerender", MathJax.Hub, math.parentNode]));
+    empty.forEach(RERENDER);
     await new Promise(done => MathJax.Hub.Queue(done));
     if (!empty.length) break;
     await new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)));
@@ -207,7 +217,7 @@ LABEL_MATHS_JS = """async () => {
   }
   const stuck = EMPTY_MATHS.map(math => MathJax.Hub.getJaxFor(math)).map(jax => jax ? tex(jax) : '?');
   return [named, stuck];
-}""".replace("EMPTY_MATHS", EMPTY_MATHS)
+}""".replace("EMPTY_MATHS", EMPTY_MATHS).replace("RERENDER", RERENDER)
 AX_SETTLE_MS = 500  # after naming the formulas, before printing: see print_page
 
 
@@ -354,16 +364,14 @@ async def print_page(context, deck, query, pdf):
     if len(reader.pages) != len(is_notes):
         raise RuntimeError(f"{len(reader.pages)} pages; reveal.js laid out {len(is_notes)}")
     # MathJax's fonts print as Type 3 fonts; a page with maths without one lost its maths.
-    lost = [
-        number for number, (printed, has) in enumerate(zip(reader.pages, maths), 1) if has and not type3_fonts(printed)
-    ]
+    lost = [number for number, (sheet, has) in enumerate(zip(reader.pages, maths), 1) if has and not type3_fonts(sheet)]
     if lost:
         raise RuntimeError(f"pages {lost} printed without their maths")
     if unnamed := unnamed_formulas(pdf, formulas):
         raise RuntimeError(f"formulas without a /Figure whose /Alt is their TeX: {unnamed}")
     # Maths that MathJax typeset again after LABEL_MATHS_JS is aria-hidden glyphs again, which
     # Chromium leaves out of the tags: a screen reader would skip it.
-    if untagged := [number for number, printed in enumerate(reader.pages, 1) if untagged_text(printed)]:
+    if untagged := [number for number, sheet in enumerate(reader.pages, 1) if untagged_text(sheet)]:
         raise RuntimeError(f"text outside its tags on pages {untagged}")
     if (reader.metadata or {}).get("/Title") != title:
         raise RuntimeError(f"titled {(reader.metadata or {}).get('/Title')!r}, not {title!r}")

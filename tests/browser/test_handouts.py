@@ -31,7 +31,7 @@ from pypdf import PdfReader, PdfWriter
 from pypdf.generic import BooleanObject
 
 ROOT = Path(__file__).resolve().parents[2]
-import handouts  # noqa: E402  (slides/handouts.py: pages, blank_pages, untagged_text, structure, unnamed_formulas)
+import handouts  # noqa: E402  (slides/handouts.py: pages, blank_pages, type3_fonts, untagged_text, structure, unnamed_formulas)
 
 SLIDES = ROOT / "build" / "slides"
 HANDOUTS = ROOT / "build" / "handouts"
@@ -137,12 +137,6 @@ def outline_titles(reader):
     return list(flat(reader.outline))
 
 
-def type3_fonts(page):
-    """How many Type 3 fonts a PDF page uses: Chromium prints MathJax's web fonts as Type 3."""
-    fonts = page.get("/Resources", {}).get("/Font", {})
-    return sum(font.get_object().get("/Subtype") == "/Type3" for font in fonts.values())
-
-
 def pdfs(notebook):
     """The two PDFs of a lesson; fails when `make handouts` has not printed them from its current deck."""
     deck = SLIDES / f"{notebook.stem}.slides.html"
@@ -177,7 +171,9 @@ def test_the_handout_has_one_page_per_slide_and_no_blank_page(notebook, script):
     assert "CC BY 4.0" in first_page and "MIT" in first_page, "page 1 lacks the licences' names"
     maths = SlideNotes((SLIDES / f"{notebook.stem}.slides.html").read_text()).maths
     untypeset = [
-        n for n, (page, tex) in enumerate(zip(PdfReader(slides_pdf).pages, maths), 1) if tex and not type3_fonts(page)
+        n
+        for n, (page, tex) in enumerate(zip(PdfReader(slides_pdf).pages, maths), 1)
+        if tex and not handouts.type3_fonts(page)
     ]
     assert not untypeset, f"{slides_pdf.name}: slides with maths printed without MathJax's fonts: {untypeset}"
 
