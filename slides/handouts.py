@@ -68,10 +68,10 @@ WORKERS = 2  # decks printed at once (this machine and CI have 2 cores)
 EMPTY_MATHS = """[...document.querySelectorAll('.reveal .slides .MathJax_CHTML')].filter(math => !math.closest('aside.notes, .speaker-notes-pdf')
     && (!math.getBoundingClientRect().width || getComputedStyle(math).visibility === 'hidden'))"""
 # Typeset a formula again (a JS function of its output element): Rerender on the element holding its
-# <script>. A display formula's output sits in its own div beside the script: Rerender on that div
+# <script>, found by id (MathJax.Hub.getJaxFor threw on an output whose script was not next to it). A display formula's output sits in its own div beside the script: Rerender on that div
 # found nothing to do, and the formula stayed hidden in MathJax's "MJXc-processing" state.
 RERENDER = """math => {
-  const jax = MathJax.Hub.getJaxFor(math), script = jax && document.getElementById(jax.inputID);
+  const script = document.getElementById(math.id.replace(/-Frame$/, ''));  // MathJax-Element-N-Frame's is MathJax-Element-N
   MathJax.Hub.Queue(["Rerender", MathJax.Hub, script ? script.parentNode : math.parentNode]);
 }"""
 READY_JS = (
@@ -215,7 +215,8 @@ LABEL_MATHS_JS = """async () => {
     }
     formula.querySelectorAll('[aria-hidden]').forEach(glyphs => glyphs.removeAttribute('aria-hidden'));
   }
-  const stuck = EMPTY_MATHS.map(math => MathJax.Hub.getJaxFor(math)).map(jax => jax ? tex(jax) : '?');
+  const stuck = EMPTY_MATHS.map(math => document.getElementById(math.id.replace(/-Frame$/, '')))
+    .map(script => script ? script.textContent.trim().split(/\\s+/).join(' ') : '?');
   return [named, stuck];
 }""".replace("EMPTY_MATHS", EMPTY_MATHS).replace("RERENDER", RERENDER)
 AX_SETTLE_MS = 500  # after naming the formulas, before printing: see print_page
@@ -321,10 +322,12 @@ async def print_deck(context, deck, out):
 
 async def printed(context, deck, query, pdf):
     """print_page, again (a fresh load) while its PDF comes out wrong, up to ATTEMPTS times."""
+    from playwright.async_api import Error as PlaywrightError  # a page that did not get ready in time, say
+
     for attempt in range(1, ATTEMPTS + 1):
         try:
             return await print_page(context, deck, query, pdf)
-        except RuntimeError as error:  # a layout, font or typeset race: load the deck again
+        except (RuntimeError, PlaywrightError) as error:  # a layout, font or typeset race: load the deck again
             print(f"{pdf.name}: {error} (load {attempt} of {ATTEMPTS})", file=sys.stderr)
             if attempt == ATTEMPTS:
                 raise
