@@ -17,7 +17,7 @@ export PATH := $(CURDIR)/$(BIN):$(PATH)
 # JupyterLab refuses to run as root unless told; only then is the flag added.
 ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root)
 
-.PHONY: help setup lab restore test unit nbval hosted lint execute parity bench compat test-browser slides html handouts clean
+.PHONY: help setup lab restore test unit nbval hosted release release-check lint execute parity bench compat test-browser slides html handouts clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -43,7 +43,7 @@ lab: setup ## Start JupyterLab on 127.0.0.1 (with a token), opened on notebooks/
 restore: ## Put NB=notebooks/NN_name.ipynb back as committed; yours is kept in notebooks/backups/ (dated)
 	@bash tools/restore_notebook.sh "$(NB)"
 
-test: setup lint slides unit nbval hosted ## Lint, build the slides, unit tests, every notebook's stored outputs (strict nbval), the hosted checks
+test: setup lint slides unit nbval hosted release-check ## Lint, build the slides, unit tests, every notebook's stored outputs (strict nbval), the hosted checks, a grading round trip
 
 unit: setup ## Unit and property tests of helpers (one process: two workers fight over torch's two threads)
 	$(BIN)/python -m pytest -q tests
@@ -55,6 +55,12 @@ nbval: setup ## Re-run every notebook and compare each cell with its stored outp
 # Its venv is kept in ~/.cache/rnns-by-hand/ (about 1.5 GB) under a hash of the requirements: quick on a rerun.
 hosted: setup ## As students outside this repo get it: build the wheel; Binder's install steps in a fresh venv, then a notebook; a notebooks-only folder where the first cell installs the wheel; notebooks 01, 08, 13 there
 	$(BIN)/python tools/hosted.py
+
+release: setup ## A course release in build/release/: student/ (notebooks, a package with a sealed answer key), autograder/ (Otter-Grader zips); grades every notebook filled in right and partly wrong
+	$(BIN)/python tools/release.py --round-trip
+
+release-check: setup ## make release for notebooks 01 and 13 only (part of make test)
+	$(BIN)/python tools/release.py --round-trip --notebooks 01 13
 
 lint: setup ## ruff over helpers, tests, benchmarks, tools, slides and notebooks
 	$(BIN)/ruff check setup.py helpers tests benchmarks tools slides notebooks

@@ -10,12 +10,13 @@
   notebook every figure is shown with it as alt text, in a colour-blind-safe style (helpers.figures).
 - `helpers.widgets.explore(module, input)`: sliders on a layer's weights that redraw its states.
 - `helpers.exercises.check(key, answer)`: checks an exercise's answer, with a specific hint;
-  `check_code(key, fn)` checks a function the student wrote.
+  `check_code(key, fn)` checks a function the student wrote; `helpers.attempts` keeps an optional,
+  local log of them and exports a results file to hand in.
 - `helpers.data`: small seeded data sets, generated (no downloads).
 - `glossary(term)`, `shape_sheet()`: the reference pages, shown in the notebook (Colab, Kaggle).
 """
 
-from helpers import bugs, data, exercises, figures, plots, widgets
+from helpers import attempts, bugs, data, exercises, figures, plots, widgets
 from helpers.checks import compare
 from helpers.describe import describe
 from helpers.diagnosis import diagnose
@@ -26,6 +27,7 @@ from helpers.unroll import Step, Trace, trace, unroll
 __all__ = [
     "Step",
     "Trace",
+    "attempts",
     "bugs",
     "compare",
     "data",

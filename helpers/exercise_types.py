@@ -60,3 +60,16 @@ class CodeExercise:
     mistakes: tuple[CodeMistake, ...] = ()
     # a whole layer instead: () -> (module, input, hx), checked by helpers.diagnose
     layer: Callable[[], tuple] | None = None
+
+
+@dataclass(frozen=True)
+class SealedExercise:
+    """A value exercise of a course release: its answer and mistakes kept as digests (helpers.answer_key)."""
+
+    key: str
+    question: str
+    reference: Any  # a helpers.answer_key.Sealed
+    mistakes: tuple[tuple[Any, str], ...] = ()  # (a Sealed wrong answer, its hint)
+    atol: float = 1e-4
+    size: int | tuple[int, ...] | None = None
+    parameter_names: tuple[str, ...] | list[str] | None = None  # a parameter count: the tensors counted, for hints

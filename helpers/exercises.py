@@ -38,9 +38,9 @@ import textwrap
 
 import torch
 
-from helpers import diagnosis
+from helpers import answer_key, attempts, diagnosis
 from helpers.checks import report
-from helpers.exercise_types import CodeExercise
+from helpers.exercise_types import CodeExercise, Exercise, SealedExercise
 from helpers.solutions import BY_KEY
 
 LONGEST_LIST = 10_000  # a longer integer tensor stays a tensor: no list answer is that long
@@ -48,6 +48,22 @@ LONGEST_LIST = 10_000  # a longer integer tensor stays a tensor: no list answer 
 
 def check(key, answer):
     """Print whether `answer` solves exercise `key`, with a hint if not; return a Verdict."""
+    return _logged(key, _check(key, answer))
+
+
+def check_code(key, fn):
+    """Print whether the function `fn` solves write-it-yourself exercise `key`, and if not where and why; return a Verdict."""
+    return _logged(key, _check_code(key, fn))
+
+
+def _logged(key, verdict):
+    """`verdict`, after adding it to the student's attempt log when they turned it on (helpers.attempts)."""
+    if not str(getattr(verdict, "line", "")).startswith("…"):  # "… no answer yet" is not an attempt
+        attempts.record(key, verdict)
+    return verdict
+
+
+def _check(key, answer):
     exercise = _exercise(key)
     if exercise is None:
         return report(False, _no_such_exercise(key))
@@ -63,8 +79,7 @@ def check(key, answer):
         return report(False, f"✗ {key}: could not check {_brief(answer)} ({type(error).__name__}: {error}).")
 
 
-def check_code(key, fn):
-    """Print whether the function `fn` solves write-it-yourself exercise `key`, and if not where and why; return a Verdict."""
+def _check_code(key, fn):
     exercise = _exercise(key)
     if exercise is None:
         return report(False, _no_such_exercise(key))
@@ -96,7 +111,7 @@ def _examine(exercise, fn):
                 False,
                 f"… {key}: not written yet ({name} returns None). Write it, return {exercise.returns}, and run the cell again.",
             )
-        failing = [i for i, (o, e) in enumerate(zip(outcomes, expected)) if not diagnosis.same_outcome(o, e)]
+        failing = [i for i, (o, e) in enumerate(zip(outcomes, expected)) if not _agrees(o, e)]
         if not failing:
             return True, f"✓ {key}: right. {name} matches the reference on {len(cases)} cases."
         first = failing[0]
@@ -105,9 +120,31 @@ def _examine(exercise, fn):
         lines.append(f"  {_step_departure(outcomes[first], expected[first].value, exercise.returns)}")
         for mistake in exercise.mistakes:
             wrong = [diagnosis.call(mistake.function, diagnosis.copied(args)) for _, args in cases]
-            if all(diagnosis.same_outcome(o, w) for o, w in zip(outcomes, wrong)):
+            if all(_agrees(o, w) for o, w in zip(outcomes, wrong)):
                 return False, "\n".join([*lines, f"  most likely: {mistake.title}.", f"  fix: {mistake.fix}."])
     return False, "\n".join([*lines, f"  hint: {_step_hint(outcomes[first], expected[first].value, exercise, first)}"])
+
+
+def _agrees(outcome, expected):
+    """True when a student's outcome agrees with an expected one: an open result, or a sealed one (helpers.answer_key)."""
+    if isinstance(expected.value, answer_key.SealedOutcome):
+        return expected.value.agrees(outcome)
+    return diagnosis.same_outcome(outcome, expected)
+
+
+def _expected_parts(want):
+    """(the expected result's parts, their shapes, whether it is a tuple): open tensors or a SealedOutcome's record."""
+    if isinstance(want, answer_key.SealedOutcome):
+        return [None] * len(want.shapes), want.shapes, want.is_tuple
+    parts = want if isinstance(want, tuple) else (want,)
+    return list(parts), [tuple(p.shape) for p in parts], isinstance(want, tuple)
+
+
+def _first_departure(mine, want, number, theirs):
+    """The index of the first entry of `mine` departing from the expected part `number` (None if none)."""
+    if isinstance(want, answer_key.SealedOutcome):
+        return want.first_departure(number, mine)
+    return diagnosis.first_difference(mine, theirs)
 
 
 def _step_hint(outcome, want, exercise, case):
@@ -118,14 +155,15 @@ def _step_hint(outcome, want, exercise, case):
         )
     if outcome.error is not None:
         return "the message above says what went wrong, at the line shown."
-    got, wants = outcome.value, want if isinstance(want, tuple) else (want,)
-    gots = got if isinstance(got, (tuple, list)) and isinstance(want, tuple) else (got,)
+    got = outcome.value
+    wants, shapes, is_tuple = _expected_parts(want)
+    gots = got if isinstance(got, (tuple, list)) and is_tuple else (got,)
     if len(gots) != len(wants) or not all(
-        isinstance(g, torch.Tensor) and g.shape == w.shape for g, w in zip(gots, wants)
+        isinstance(g, torch.Tensor) and tuple(g.shape) == s for g, s in zip(gots, shapes)
     ):
-        form = "as tensors of the shapes expected" if isinstance(want, tuple) else "as one tensor of the shape expected"
+        form = "as tensors of the shapes expected" if is_tuple else "as one tensor of the shape expected"
         return f"return {exercise.returns} {form}."
-    if all(diagnosis.first_difference(-g, w) is None for g, w in zip(gots, wants)):
+    if all(_first_departure(-g, want, n, w) is None for n, (g, w) in enumerate(zip(gots, wants))):
         return "the right size, the wrong sign: check the signs in your formula."
     if case != 0:
         return "it matches on the notebook's case only: check that nothing depends on that case's numbers or sizes."
@@ -142,21 +180,23 @@ def _step_departure(outcome, want, returns):
         return diagnosis.raised(outcome)
     got = outcome.value
     names = [part.strip() for part in returns.strip("()").split(",")]
-    if isinstance(want, tuple):
-        if not isinstance(got, (tuple, list)) or len(got) != len(want):
+    wants, shapes, is_tuple = _expected_parts(want)
+    if is_tuple:
+        if not isinstance(got, (tuple, list)) or len(got) != len(wants):
             return f"it returns {_describe(got)}; return {returns}"
-        pairs = list(zip(names, got, want))
+        parts = list(got)
     else:
-        pairs = [(names[0], got, want)]
-    for part, mine, theirs in pairs:
+        parts = [got]
+    for number, (part, mine, theirs, shape) in enumerate(zip(names, parts, wants, shapes)):
         if not isinstance(mine, torch.Tensor):
-            return f"{part} is {_describe(mine)}; it should be a tensor of shape {tuple(theirs.shape)}"
-        if mine.shape != theirs.shape:
-            return f"{part} has shape {tuple(mine.shape)}; it should be {tuple(theirs.shape)}"
-        index = diagnosis.first_difference(mine, theirs)
+            return f"{part} is {_describe(mine)}; it should be a tensor of shape {shape}"
+        if tuple(mine.shape) != shape:
+            return f"{part} has shape {tuple(mine.shape)}; it should be {shape}"
+        index = _first_departure(mine, want, number, theirs)
         if index is not None:
             at = f"[{', '.join(map(str, index))}]" if index else ""
-            return f"first departure: {part}{at}: yours {mine[index].item():.4f}, expected {theirs[index].item():.4f}"
+            expected = "" if theirs is None else f", expected {theirs[index].item():.4f}"  # a sealed key cannot say
+            return f"first departure: {part}{at}: yours {mine[index].item():.4f}{expected}"
     return "the values differ"
 
 
@@ -166,11 +206,22 @@ def solution(key):
     if exercise is None:
         print(_no_such_exercise(key))
         return
+    if isinstance(exercise, SealedExercise) or isinstance(exercise, CodeExercise) and _sealed_code(exercise):
+        print(
+            f"{key}: {exercise.question}\nThis copy is a course release: its reference answers stay with your "
+            "instructor. check() still says whether an answer is right, and what to look at when it is not."
+        )
+        return
     if isinstance(exercise, CodeExercise):
         source = textwrap.dedent(inspect.getsource(exercise.reference)).strip()
         print(f"{key}: {exercise.question}\n{source}\n{exercise.explanation}")
         return
     print(f"{key}: {exercise.question}\nanswer: {_show(_expected(exercise))}\n{exercise.explanation}")
+
+
+def _sealed_code(exercise):
+    """True for a write-it-yourself exercise of a course release, known by its cases (helpers.answer_key)."""
+    return exercise.reference is None or isinstance(exercise.reference, answer_key.Recorded)
 
 
 def exercises():
@@ -218,21 +269,91 @@ def _no_such_exercise(key):
 
 def _verdict(exercise, answer):
     """(right, the line to print) for a student's answer to `exercise`."""
-    expected = _expected(exercise)
+    reference, mistakes, names = open_reference(exercise) if isinstance(exercise, Exercise) else _sealed(exercise)
     plain = _plain(answer)
-    given = _positions(plain, expected, exercise)
+    given = _positions(plain, reference, exercise)
     key, note = exercise.key, _respelled(plain, given, exercise.size)
-    if _same(given, expected, exercise):
+    if _same(given, reference, exercise):
         return True, f"✓ {key}: right.{note}"
-    for mistake in exercise.mistakes:
-        if _same(given, _positions(_plain(_quietly(mistake.answer)), expected, exercise), exercise):
-            return False, f"✗ {key}: not yet.{note} {mistake.hint}"
-    return False, f"✗ {key}: not yet.{note} {_generic_hint(given, expected, exercise)}"
+    for mistake, hint in mistakes:
+        if _same(given, mistake, exercise):
+            return False, f"✗ {key}: not yet.{note} {hint}"
+    return False, f"✗ {key}: not yet.{note} {_generic_hint(given, reference, exercise, names)}"
 
 
 def _expected(exercise):
     """The reference answer, as plain Python (an integer tensor of rows becomes a list)."""
     return _plain(_quietly(exercise.solution))
+
+
+def open_reference(exercise):
+    """(the reference, [(each expected mistake, its hint)], the parameter names a count counts) of an open exercise."""
+    reference = _Open(_expected(exercise), exercise.size, exercise.atol)
+    mistakes = [
+        (
+            _Open(_positions(_plain(_quietly(mistake.answer)), reference, exercise), exercise.size, exercise.atol),
+            mistake.hint,
+        )
+        for mistake in exercise.mistakes
+    ]
+    names = None
+    if exercise.parameters_of is not None:
+        names = [name for name, _ in _quietly(exercise.parameters_of).named_parameters()]
+    return reference, mistakes, names
+
+
+def _sealed(exercise):
+    """The same for a sealed exercise of a course release (helpers.answer_key)."""
+    names = None if exercise.parameter_names is None else list(exercise.parameter_names)
+    return exercise.reference, list(exercise.mistakes), names
+
+
+class _Open:
+    """A reference answer in the open: what the checks and hints ask of it (helpers.answer_key.Sealed asks the same of digests).
+
+    The methods take an answer already found to be of the reference's kind (see _form_problem).
+    """
+
+    def __init__(self, value, size, atol):
+        self.value, self.size, self.atol = value, size, atol
+        self.kind = _kind(value, size)
+
+    @property
+    def length(self):
+        return len(self.value)
+
+    @property
+    def number_shape(self):
+        return tuple(_number_tensor(self.value).shape)
+
+    def parts(self):
+        return [_Open(part, self.size, self.atol) for part in self.value]
+
+    def matches(self, given):
+        if self.kind == "text":
+            return given.strip().lower() == self.value.strip().lower()
+        if self.kind == "number":
+            given, expected = _number_tensor(given), _number_tensor(self.value)
+            return given.shape == expected.shape and bool(torch.allclose(given, expected, rtol=0, atol=self.atol))
+        if self.kind == "whole":
+            return given == self.value
+        return tuple(given) == tuple(self.value)
+
+    def negated_matches(self, given):
+        return bool(torch.allclose(_number_tensor(given), -_number_tensor(self.value), rtol=0, atol=self.atol))
+
+    def sorted_matches(self, given):
+        return sorted(given) == sorted(self.value)
+
+    def shift(self, given):
+        shifts = {g - e for g, e in zip(given, self.value, strict=True)}
+        return (True, shifts.pop()) if len(shifts) == 1 else (False, None)
+
+    def wrong_entries(self, given):
+        return [index for index, (g, e) in enumerate(zip(given, self.value, strict=True)) if g != e]
+
+    def direction(self, given):
+        return "many" if given > self.value else "few"
 
 
 # What an answer is: plain Python, and the positions an index answer names.
@@ -263,12 +384,12 @@ def _is_integer_dtype(dtype):
     return getattr(dtype, "kind", "") in ("i", "u")
 
 
-def _positions(value, expected, exercise):
+def _positions(value, reference, exercise):
     """An index answer as the positions it names: a slice as a list, negative indices counted from 0.
 
     Other answers come back unchanged, as the same object.
     """
-    if isinstance(value, slice) and _kind(expected, exercise.size) == "wholes":
+    if isinstance(value, slice) and reference.kind == "wholes":
         value = _picked(value, exercise.size if isinstance(exercise.size, int) else None)
     return _from_start(value, exercise.size)
 
@@ -346,21 +467,13 @@ def _kind(expected, size):
     return "number"
 
 
-def _same(given, expected, exercise):
-    """True when `given` is the kind of answer asked for and equals `expected` as that kind compares."""
-    if _form_problem(given, expected, exercise) is not None:
+def _same(given, reference, exercise):
+    """True when `given` is the kind of answer asked for and equals `reference` as that kind compares."""
+    if _form_problem(given, reference, exercise) is not None:
         return False
-    kind = _kind(expected, exercise.size)
-    if kind == "text":
-        return given.strip().lower() == expected.strip().lower()
-    if kind == "parts":
-        return all(_same(g, e, exercise) for g, e in zip(given, expected, strict=True))
-    if kind == "number":
-        given, expected = _number_tensor(given), _number_tensor(expected)
-        return given.shape == expected.shape and bool(torch.allclose(given, expected, rtol=0, atol=exercise.atol))
-    if kind == "whole":
-        return given == expected
-    return tuple(given) == tuple(expected)
+    if reference.kind == "parts":
+        return all(_same(g, r, exercise) for g, r in zip(given, reference.parts(), strict=True))
+    return reference.matches(given)
 
 
 def _number_tensor(value):
@@ -376,9 +489,9 @@ def _number_tensor(value):
     return tensor.detach().double()
 
 
-def _form_problem(given, expected, exercise):
+def _form_problem(given, reference, exercise):
     """What keeps `given` from being the kind of answer asked for, or None when it is that kind."""
-    kind = _kind(expected, exercise.size)
+    kind = reference.kind
     if kind == "text":
         fits = isinstance(given, str)
     elif kind == "whole":
@@ -393,13 +506,13 @@ def _form_problem(given, expected, exercise):
     elif kind == "shape":
         fits = isinstance(given, (list, tuple)) and all(_is_int(v) for v in given)
     elif kind == "parts":
-        fits = isinstance(given, (list, tuple)) and len(given) == len(expected)
+        fits = isinstance(given, (list, tuple)) and len(given) == reference.length
     else:
         fits = _number_tensor(given) is not None
-    return None if fits else f"Write {_asked(kind, expected, exercise)}; yours is {_describe(given)}."
+    return None if fits else f"Write {_asked(kind, reference, exercise)}; yours is {_describe(given)}."
 
 
-def _asked(kind, expected, exercise):
+def _asked(kind, reference, exercise):
     """The form a `kind` answer takes, in a few words."""
     if kind == "text":
         return "the answer as text in quotes"
@@ -408,10 +521,10 @@ def _asked(kind, expected, exercise):
     if kind == "wholes":
         return "the answer as a list of whole numbers, e.g. [0, 1]"
     if kind == "shape":
-        return f"a shape as a tuple of whole numbers, e.g. {tuple(range(2, 2 + len(expected)))}"
+        return f"a shape as a tuple of whole numbers, e.g. {tuple(range(2, 2 + reference.length))}"
     if kind == "parts":
-        return f"{len(expected)} answers, in the order the question asks for them, as a tuple"
-    return "the answer as a number, e.g. 0.1234" if _number_tensor(expected).dim() == 0 else "a tensor of numbers"
+        return f"{reference.length} answers, in the order the question asks for them, as a tuple"
+    return "the answer as a number, e.g. 0.1234" if not reference.number_shape else "a tensor of numbers"
 
 
 def _describe(value):
@@ -434,25 +547,25 @@ def _describe(value):
 # Hints for a wrong answer that no listed mistake explains, one kind at a time.
 
 
-def _generic_hint(given, expected, exercise):
+def _generic_hint(given, reference, exercise, names=None):
     """What is wrong with an answer no listed mistake explains, without giving the answer away."""
-    problem = _form_problem(given, expected, exercise)
+    problem = _form_problem(given, reference, exercise)
     if problem is not None:
         return problem
-    kind = _kind(expected, exercise.size)
+    kind = reference.kind
     if kind == "text":
         return "Not this one. Reread the question, and run the cell that shows the effect."
     if kind == "whole" and exercise.size is not None:
         return _index_hint(given, exercise.size)
     if kind == "whole":
-        return _count_hint(given, expected, exercise.parameters_of)
+        return _count_hint(given, reference, names)
     if kind == "wholes":
-        return _list_hint(given, expected, exercise.size)
+        return _list_hint(given, reference, exercise.size)
     if kind == "shape":
-        return _shape_hint(given, expected)
+        return _shape_hint(given, reference)
     if kind == "parts":
-        return _parts_hint(given, expected, exercise)
-    return _number_hint(given, expected, exercise.atol)
+        return _parts_hint(given, reference, exercise, names)
+    return _number_hint(given, reference, exercise.atol)
 
 
 def _index_hint(given, size):
@@ -462,66 +575,67 @@ def _index_hint(given, size):
     return f"Not this index. Count from 0, and say what each of the {size} positions holds before you pick one."
 
 
-def _count_hint(given, expected, parameters_of):
-    """A wrong count: too many or too few, and what to count (a module's parameter tensors, by name)."""
+def _count_hint(given, reference, names):
+    """A wrong count: too many or too few (when the reference can say), and what to count (a module's parameter tensors)."""
     if given < 0:
         return "A count is never negative: it says how many there are."
-    too = f"Too {'many' if given > expected else 'few'}."
-    if parameters_of is None:
+    direction = reference.direction(given)
+    too = "Not this count." if direction is None else f"Too {direction}."
+    if names is None:
         return f"{too} Write down each part that is counted and its size, then add them up."
-    names = [name for name, _ in _quietly(parameters_of).named_parameters()]
     return (
         f"{too} Add up the entries of every parameter tensor, each once: {_listed(names)}. "
         "A weight has rows × columns entries; a bias has one per row of its weight."
     )
 
 
-def _list_hint(given, expected, size):
+def _list_hint(given, reference, size):
     """A wrong list of whole numbers: its length, an index out of range, the order, a shift, or which entries."""
-    if len(given) != len(expected):
-        return f"The answer has {len(expected)} entries; yours has {len(given)}. Say what each entry stands for."
+    if len(given) != reference.length:
+        return f"The answer has {reference.length} entries; yours has {len(given)}. Say what each entry stands for."
     if size is not None:
         for index, (value, length) in enumerate(zip(given, _sizes(size, len(given)), strict=True)):
             if not 0 <= value < length:
                 return f"{_brief(value)}, at index {index}, is out of range: there are {length} positions, 0 to {length - 1}."
-    if sorted(given) == sorted(expected):
+    if reference.sorted_matches(given):
         return "The right entries in the wrong order: reread which one comes first."
-    shifts = {g - e for g, e in zip(given, expected, strict=True)}
-    if len(shifts) == 1:
-        (shift,) = shifts
+    uniform, shift = reference.shift(given)
+    if uniform and shift is None:
+        return "Every entry is off by the same amount: the steps between them are right, the start is not."
+    if uniform:
         size_word = "large" if shift > 0 else "small"
         return f"Every entry is {abs(shift):g} too {size_word}: the steps between them are right, the start is not."
-    wrong = [index for index, (g, e) in enumerate(zip(given, expected, strict=True)) if g != e]
+    wrong = reference.wrong_entries(given)
     if len(wrong) == len(given):
         return "Every entry is off. Say what each one stands for before you write it down."
     entries = "entry at index" if len(wrong) == 1 else "entries at index"
     return f"The {entries} {_listed([str(i) for i in wrong])} {'is' if len(wrong) == 1 else 'are'} off; the others are right."
 
 
-def _shape_hint(given, expected):
+def _shape_hint(given, reference):
     """A wrong shape: the number of dimensions, their order, or their sizes."""
-    if len(given) != len(expected):
-        return f"This shape has {len(expected)} dimensions; yours has {len(given)}. Name each dimension first."
-    if sorted(given) == sorted(expected):
+    if len(given) != reference.length:
+        return f"This shape has {reference.length} dimensions; yours has {len(given)}. Name each dimension first."
+    if reference.sorted_matches(given):
         return "The right sizes, in the wrong order: which dimension comes first?"
     return "Not this shape. Write down what each dimension counts, then its size."
 
 
-def _parts_hint(given, expected, exercise):
+def _parts_hint(given, reference, exercise, names):
     """The first of several answers that is off, and what is wrong with it."""
-    pairs = enumerate(zip(given, expected, strict=True), start=1)
+    pairs = enumerate(zip(given, reference.parts(), strict=True), start=1)
     number, (part, right) = next((n, pair) for n, pair in pairs if not _same(*pair, exercise))
-    return f"Answer {number} of {len(expected)} is off. {_generic_hint(part, right, exercise)}"
+    return f"Answer {number} of {reference.length} is off. {_generic_hint(part, right, exercise, names)}"
 
 
-def _number_hint(given, expected, atol):
+def _number_hint(given, reference, atol):
     """A wrong number or tensor: its shape, its sign, or how far off it is."""
-    given, expected = _number_tensor(given), _number_tensor(expected)
-    if given.shape != expected.shape:
-        if expected.dim() == 0:
-            return f"The answer is one number; yours has shape {tuple(given.shape)}."
-        return f"Your answer has shape {tuple(given.shape)}; the answer has shape {tuple(expected.shape)}."
-    if torch.allclose(given, -expected, rtol=0, atol=atol):
+    shape = reference.number_shape
+    if tuple(_number_tensor(given).shape) != shape:
+        if not shape:
+            return f"The answer is one number; yours has shape {tuple(_number_tensor(given).shape)}."
+        return f"Your answer has shape {tuple(_number_tensor(given).shape)}; the answer has shape {shape}."
+    if reference.negated_matches(given):
         return "The right size, the wrong sign: check the signs of the weights you used."
     return f"Not within {atol:g} of the answer. Redo the computation one step at a time."
 
