@@ -17,7 +17,7 @@ export PATH := $(CURDIR)/$(BIN):$(PATH)
 # JupyterLab refuses to run as root unless told; only then is the flag added.
 ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root)
 
-.PHONY: help setup lab restore test unit nbval hosted release release-check lint execute parity bench compat test-browser slides html handouts clean
+.PHONY: help setup lab restore test unit nbval hosted release release-check course lint execute parity bench compat test-browser slides html handouts clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -94,6 +94,16 @@ slides: setup $(SLIDES_NPM)/.installed ## One offline reveal.js deck per noteboo
 # The pages load MathJax, require.js and the widget renderer from build/slides/vendor (relative paths).
 html: slides ## Each notebook as one accessible page, offline: build/html/NN_name.html (figures with alt text, named widget controls)
 	$(BIN)/python slides/build.py --npm $(SLIDES_NPM)/node_modules --out build/slides --html build/html $(NOTEBOOKS)
+
+# A course from part of the series: PLAN=3 or PLAN=6 (notebooks/course.yml), or NB="01 02 07".
+COURSE := build/course-$(or $(PLAN),$(subst $(eval) ,-,$(strip $(NB))))
+course: slides ## A course from part of the series (PLAN=3, PLAN=6 or NB="01 02 07"): $(COURSE)/notebooks, slides, handouts; references to notebooks left out lead online
+	@test -n "$(PLAN)$(NB)" || { echo 'make course: say PLAN=3, PLAN=6 or NB="01 02 07"'; exit 1; }
+	@test -x /usr/bin/chromium || { apt-get update && apt-get install -y chromium; }
+	$(BIN)/python slides/course.py $(if $(PLAN),--plan $(PLAN),--notebooks $(NB)) --out $(COURSE)
+	$(BIN)/python slides/build.py --npm $(SLIDES_NPM)/node_modules --out $(COURSE)/slides $(if $(PLAN),--plan $(PLAN)) $(COURSE)/notebooks/[0-9][0-9]_*.ipynb
+	$(BIN)/python slides/handouts.py --slides $(COURSE)/slides --out $(COURSE)/handouts
+	$(BIN)/python slides/build.py --npm $(SLIDES_NPM)/node_modules --out $(COURSE)/slides $(if $(PLAN),--plan $(PLAN)) $(COURSE)/notebooks/[0-9][0-9]_*.ipynb
 
 # Printed with Debian's Chromium (installed here if missing), from the decks, offline. The second
 # build.py run only rewrites the index (no deck is stale), which then links the PDFs.

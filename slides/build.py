@@ -54,6 +54,11 @@ URLS = {
 # A markdown link to another lesson ("[notebook 02](02_feature_vectors.ipynb)") leads to its deck.
 LESSON_LINK = re.compile(r'(<a\s[^>]*?href=")(?:\./)?([0-9][0-9]_[^"/#?]+)\.ipynb(#[^"]*)?"')
 WIDGET = "application/vnd.jupyter.widget-view+json"  # the output of a cell that shows a widget
+# A deck or page has no kernel: a slider moved there would change its number and leave the plot drawn for the
+# old one. So its controls are saved disabled, and each widget says so (read_only_widgets).
+WIDGET_STATE = re.compile(r'(<script type="application/vnd\.jupyter\.widget-state\+json">)(.*?)(</script>)', re.S)
+WIDGET_VIEW = re.compile(r'<script type="application/vnd\.jupyter\.widget-view\+json">.*?</script>', re.S)
+READ_ONLY = "Read-only here: the plot is drawn for these values. The sliders move in the notebook and the live slides."
 # The glossary and the shape cheat sheet (notebooks/*.md, beside the notebooks that link them) become pages
 # beside the decks: OUT/docs/NAME.html.
 DOCS = Path(__file__).resolve().parent.parent / "notebooks"
@@ -130,9 +135,23 @@ def export_html(notebooks, out, html_dir, newest_input):
             continue
         exporter = exporter or html_exporter(vendor)
         body, _ = exporter.from_filename(str(notebook))
-        body = relink(LESSON_LINK, body, "{}.html")
+        body = relink(LESSON_LINK, read_only_widgets(body), "{}.html")
         page.write_text(relink(DOC_LINK, body, f"{Path(os.path.relpath(out / 'docs', html_dir)).as_posix()}/{{}}.html"))
         print(f"{page}: exported")
+
+
+def read_only_widgets(body):
+    """`body` with every widget control saved disabled, and a line under each widget saying where it is live."""
+
+    def freeze(match):
+        state = json.loads(match[2])
+        for model in state["state"].values():
+            if "disabled" in model["state"]:
+                model["state"]["disabled"] = True
+        return match[1] + json.dumps(state).replace("</", "<\\/") + match[3]
+
+    body = WIDGET_STATE.sub(freeze, body)
+    return WIDGET_VIEW.sub(lambda m: f'{m[0]}\n<p class="rnns-read-only">{READ_ONLY}</p>', body)
 
 
 def relink(pattern, text, target):
@@ -222,8 +241,8 @@ def with_licence(deck):
     return deck[:end] + f'<p class="licence">{LICENCE}</p>\n' + deck[end:]
 
 
-def write_index(out, decks, handouts=()):
-    """OUT/index.html: a link to each deck, with its title, slide count, presenting time and PDFs, then the handouts."""
+def write_index(out, decks, handouts=(), course_map=""):
+    """OUT/index.html: a link to each deck, with its title, slide count, presenting time and PDFs, the handouts, the course map."""
     pdfs = {deck: printed(out, deck) for deck, *_ in decks}
     rows = "\n".join(
         f'    <li><a href="{html.escape(deck)}">{html.escape(name)}</a>'
@@ -251,6 +270,11 @@ def write_index(out, decks, handouts=()):
            max-width: 1100px; margin: 40px auto; padding: 0 30px; }}
     h1 {{ font-size: 48px; margin-bottom: 0.2em; }}
     ul {{ list-style: none; padding-left: 0; }}
+    h2 {{ font-size: 36px; margin-top: 1.2em; }}
+    h3, table, ol {{ font-size: 22px; }}
+    table {{ border-collapse: collapse; }}
+    caption {{ text-align: left; color: #333; padding-bottom: 0.3em; }}
+    th, td {{ text-align: left; padding: 2px 14px 2px 0; border-bottom: 1px solid #ccc; }}
     li {{ margin: 0.35em 0; }}
     a {{ color: #0645ad; font-weight: 600; text-decoration: none; }}
     a:hover, a:focus {{ text-decoration: underline; }}
@@ -271,10 +295,16 @@ def write_index(out, decks, handouts=()):
   <p>Handouts: {" · ".join(f'<a href="{html.escape(page)}">{html.escape(name)}</a>' for page, name in handouts)}</p>
   <p>Keys: <kbd>→</kbd>/<kbd>Space</kbd> next, <kbd>←</kbd> back, <kbd>Esc</kbd> overview,
   <kbd>F</kbd> full screen, <kbd>S</kbd> speaker notes, <kbd>B</kbd> black screen, <kbd>?</kbd> all keys.</p>
+  {course_map}
   <p class="licence">{LICENCE}</p>
 </body>
 </html>
 """)
+
+
+def lesson_links(deck):
+    """The other decks a deck links to, by file name."""
+    return set(re.findall(r'href="([0-9][0-9]_[^"/#?]+\.slides\.html)', deck.read_text()))
 
 
 def write_docs(out):
@@ -316,6 +346,7 @@ def main():
     parser.add_argument("--npm", type=Path, required=True, help="node_modules that npm ci filled")
     parser.add_argument("--out", type=Path, required=True, help="where the decks go (e.g. build/slides)")
     parser.add_argument("--html", type=Path, help="also export each notebook as a page here (e.g. build/html)")
+    parser.add_argument("--plan", help="a course built from a plan of notebooks/course.yml: its index shows that plan")
     parser.add_argument("notebooks", type=Path, nargs="+")
     args = parser.parse_args()
     out = args.out
@@ -338,7 +369,8 @@ def main():
         start = time.monotonic()
         slides = slides or exporter()
         body, _ = slides.from_filename(str(notebook))
-        deck.write_text(with_licence(relink(DOC_LINK, relink(LESSON_LINK, body, "{}.slides.html"), "docs/{}.html")))
+        body = relink(LESSON_LINK, read_only_widgets(body), "{}.slides.html")
+        deck.write_text(with_licence(relink(DOC_LINK, body, "docs/{}.html")))
         print(f"{deck}: {count} slides ({time.monotonic() - start:.1f} s)")
     wanted = {name for name, *_ in decks}
     for old in out.glob("*.slides.html"):
@@ -347,8 +379,20 @@ def main():
             print(f"removed {old}: no notebook")
     if args.html:
         export_html(sorted(args.notebooks), out, args.html, newest_input)
+    missing = [
+        f"{deck}: {href}" for deck, *_ in decks for href in lesson_links(out / deck) if not (out / href).exists()
+    ]
+    if missing:
+        sys.exit("links to decks that are not here (slides/course.py points them online):\n  " + "\n  ".join(missing))
     handouts = write_docs(out)
-    write_index(out, decks, handouts)
+    import course  # slides/course.py: the course map, from notebooks/course.yml
+
+    data = course.course_map()
+    shown = [nb.name[:2] for nb in args.notebooks]
+    everything = set(shown) >= set(data["notebooks"])
+    data["notebooks"] = {n: e for n, e in data["notebooks"].items() if n in shown}
+    plans = [args.plan] if args.plan else None if everything else []  # a part of the series shows no plan but its own
+    write_index(out, decks, handouts, course.html_map(data, plans))
     print(f"{out / 'index.html'}: {len(decks)} decks, {sum(count for _, _, count, _ in decks)} slides")
 
 
