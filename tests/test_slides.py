@@ -319,3 +319,40 @@ def test_the_index_gives_each_deck_its_slide_count_and_presenting_time(script):
         nb = json.loads(notebook.read_text())
         row = f"{build.slide_count(nb)} slides · about {build.presenting_minutes(nb)} min"
         assert f'href="{notebook.stem}.slides.html">' in index and row in index, notebook.name
+
+
+@needs_decks
+@pytest.mark.parametrize("notebook", NOTEBOOKS, ids=lambda p: p.stem)
+def test_a_decks_widget_controls_are_saved_read_only_each_widget_with_its_line(notebook, script):
+    """No kernel redraws a deck's plot, so every control is saved disabled, and a line under each widget says so."""
+    build = script("slides/build.py")
+    text = (SLIDES / f"{notebook.stem}.slides.html").read_text()
+    controls = [
+        model["state"]["disabled"]
+        for match in build.WIDGET_STATE.finditer(text)
+        for model in json.loads(match[2])["state"].values()
+        if "disabled" in model["state"]
+    ]
+    assert all(controls), notebook.name
+    assert len(build.WIDGET_VIEW.findall(text)) == text.count('class="rnns-read-only"')
+
+
+def test_read_only_widgets_disables_every_control_and_keeps_the_rest(script):
+    build = script("slides/build.py")
+    state = {
+        "state": {
+            "a": {"model_name": "FloatSliderModel", "state": {"disabled": False, "value": 0.5}},
+            "b": {"model_name": "HTMLModel", "state": {"value": "<p>h rises</p></script>"}},
+        }
+    }
+    saved_state = json.dumps(state).replace("</", "<\\/")  # as nbconvert writes it: no </script> inside
+    body = (
+        f'<script type="application/vnd.jupyter.widget-state+json">{saved_state}</script>'
+        '<script type="application/vnd.jupyter.widget-view+json">{"model_id": "a"}</script>'
+    )
+    frozen = build.read_only_widgets(body)
+    saved = json.loads(build.WIDGET_STATE.search(frozen)[2].replace("<\\/", "</"))
+    assert saved["state"]["a"]["state"] == {"disabled": True, "value": 0.5}
+    assert saved["state"]["b"]["state"] == state["state"]["b"]["state"]
+    assert "</script>" not in build.WIDGET_STATE.search(frozen)[2]
+    assert frozen.count('class="rnns-read-only"') == 1 and build.READ_ONLY in frozen

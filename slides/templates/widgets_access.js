@@ -9,6 +9,7 @@
 // - The explorer's plot (an ipywidgets Image, drawn as img.widget-image) gets alt from its title,
 //   which holds the description of the plotted data that helpers puts in the Image's tooltip.
 //   Without a title it gets no alt: the accessibility test must then fail, not be quieted.
+// - A disabled slider's handle is aria-disabled and out of the Tab order.
 // - The figure's description in words (an HTML widget with the class rnns-figure-description)
 //   is a polite live region: a screen reader reads it when the plot changes.
 (function () {
@@ -84,7 +85,17 @@
     });
   }
 
+  // A disabled slider (every slider of a deck or page: slides/build.py saves them disabled, as nothing
+  // could redraw their plot) says so, and leaves the Tab order: noUiSlider keeps its handle focusable.
+  function readOnly(root) {
+    root.querySelectorAll('.noUi-target[disabled] .noUi-handle[role="slider"]').forEach(function (handle) {
+      if (handle.getAttribute("tabindex") !== "-1") handle.setAttribute("tabindex", "-1");
+      if (handle.getAttribute("aria-disabled") !== "true") handle.setAttribute("aria-disabled", "true");
+    });
+  }
+
   function update() {
+    readOnly(document);
     nameControls(document);
     followValues(document);
     describeImages(document);
