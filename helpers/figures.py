@@ -8,6 +8,8 @@
   <img>), as its text/plain (what nbval compares, so the stored descriptions are checked), and as a
   text/markdown image with that alt text, which JupyterLab, Notebook 7 and Voila show instead of
   the bare PNG (their image renderer ignores `alt`);
+- records the smallest text's size in the PNG's pixels (`smallest_text_px`) in the image's metadata,
+  `text_px`, which the decks' fit check scales by how large the picture is shown (at least 16px);
 - says on stderr when a legend covers data points (`covered_by_legend`): an output strict nbval
   fails on, so no stored figure hides a point behind its legend, and a student's own figure
   gets the same hint.
@@ -22,6 +24,7 @@ import sys
 import weakref
 
 import matplotlib
+import matplotlib.text
 from cycler import cycler
 from matplotlib.figure import Figure
 
@@ -33,7 +36,10 @@ _last = (
 )  # figure -> (its PNG, its description): made for text/markdown, reused for image/png
 # 12 pairs of colour and line style (6 colours, 4 styles), each different from the others: lines stay
 # apart without colour.
+# Text at 12 pt is 16.7 px in a picture at 100 dpi: readable from the back row when a deck shows the picture
+# at its own size on a 1280×720 screen (slides/measure.py checks every picture, scaled as shown).
 STYLE = {
+    "font.size": 12,
     "axes.prop_cycle": cycler(color=[PALETTE[k % len(PALETTE)] for k in range(12)])
     + cycler(linestyle=[LINE_STYLES[k % len(LINE_STYLES)] for k in range(12)])
 }
@@ -95,10 +101,27 @@ def _wrap_png(shell, *_):
         data, metadata = result if isinstance(result, tuple) else (result, {})
         if data is None:
             return None
-        return data, {**(metadata or {}), "alt": text or describe(figure)}
+        return data, {**(metadata or {}), "alt": text or describe(figure), "text_px": smallest_text_px(figure)}
 
     with_alt._helpers = True
     png.for_type(Figure, with_alt)
+
+
+def smallest_text_px(figure, drawn=False):
+    """The size of the smallest text a figure draws, in its PNG's pixels: the font size (pt) × dpi / 72.
+
+    The decks' fit check (slides/measure.py) scales it by how large the picture is shown; a formula's
+    sub- and superscripts are smaller than its font size, as MathJax's are in the slides' text.
+    None for a figure without text. `drawn`: the figure has been drawn already (its tick labels exist).
+    """
+    if not drawn:
+        figure.draw_without_rendering()
+    sizes = [
+        text.get_fontsize()
+        for text in figure.findobj(matplotlib.text.Text)
+        if text.get_visible() and text.get_text().strip() and text.get_figure() is figure
+    ]
+    return round(min(sizes) * figure.dpi / 72, 1) if sizes else None
 
 
 def covered_by_legend(figure):

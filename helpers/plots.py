@@ -67,7 +67,7 @@ def hidden_states(ax, states, label="h", ylim=(-1.05, 1.05)):
     if ylim is not None:
         ax.set_ylim(*ylim)
     if 1 < states.shape[1] <= 8:  # beside the plot, where redrawn lines cannot cover it
-        ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize="small", frameon=False)
+        ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), frameon=False)
     return lines
 
 
@@ -165,7 +165,7 @@ def draw_unrolled(ax, num_layers=1, bidirectional=False, seq_len=4, highlight=No
                 _draw_concatenation(pen, grid, layer, t)
     for t in range(seq_len):
         artists["labels"][f"output[{t}]"] = _label(ax, (grid.x(t), grid.top), f"output[{t}]")
-    ax.set_xlim(-2.4, grid.x(seq_len - 1) + 2.4)
+    ax.set_xlim(-2.4 if bidirectional else -0.8, grid.x(seq_len - 1) + 2.4)  # backward runs put h_n labels at the left
     ax.set_ylim(-0.4, grid.top + 0.3)
     ax.set_aspect("equal")
     ax.axis("off")
@@ -319,7 +319,7 @@ class _Pen:
             zorder=2,
         )
         self.ax.add_patch(patch)
-        self.ax.text(*xy, text, ha="center", va="center", fontsize=10, zorder=3)
+        self.ax.text(*xy, text, ha="center", va="center", fontsize=12, zorder=3)
         return patch
 
     def arrow(self, start, end, is_lit, bend=0.0, head=True):
@@ -364,7 +364,7 @@ def _draw_concatenation(pen, grid, layer, t):
     """⊕: the time-aligned [forward_t, backward_t] the next layer (or output) reads."""
     x, y = grid.x(t), grid.plus_y(layer)
     used = pen.is_lit((layer, 0, t)) and pen.is_lit((layer, 1, t))
-    pen.ax.text(x, y, "⊕", ha="center", va="center", fontsize=13, zorder=3, color=pen.LIT if used else "0.3")
+    pen.ax.text(x, y, "⊕", ha="center", va="center", fontsize=15, zorder=3, color=pen.LIT if used else "0.3")
     pen.arrow((x, grid.y(layer, 1) + grid.height / 2), (x, y - 0.15), used, head=False)
     side = grid.width / 2 + 0.05
     pen.arrow((x - side, grid.y(layer, 0)), (x - 0.1, y - 0.12), used, bend=-0.3, head=False)
@@ -373,7 +373,7 @@ def _draw_concatenation(pen, grid, layer, t):
 def _label(ax, xy, text, direction=None):
     """A small monospace name of a result: output[t] centred, h_n[k] beside its cell (direction 0 or 1)."""
     ha = "center" if direction is None else ("right" if direction else "left")
-    return ax.text(*xy, text, ha=ha, va="center", fontsize=8, family="monospace", color="0.2")
+    return ax.text(*xy, text, ha=ha, va="center", fontsize=12, family="monospace", color="0.2")
 
 
 @student_facing
@@ -432,7 +432,7 @@ def cell_and_hidden(ax, trace, unit=0, layer=0, direction=0, batch=0):
     ax.axhline(0, color=REFERENCE, linewidth=0.6, zorder=0)
     ax.set_xlabel("time step t")
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
-    ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize="small", frameon=False)
+    ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), frameon=False)
     return c_line, h_line
 
 

@@ -33,6 +33,7 @@ from torch.nn.utils.rnn import PackedSequence
 from helpers import plots
 from helpers._validate import student_facing
 from helpers.describe import describe
+from helpers.figures import smallest_text_px
 from helpers.unroll import GATES, trace
 
 MAX_CONTROLS = 24  # more sliders than this is a wall, not an experiment
@@ -162,6 +163,9 @@ class _Picture:
     def _store(self):
         """Put the canvas's current pixels into the Image, as PNG, and their description beside it."""
         self.image.value = _png(self._canvas)
+        if not any(name.startswith("rnns-text-px-") for name in self.image._dom_classes):
+            # the smallest text's size in the picture's pixels, for the decks' fit check (slides/measure.py)
+            self.image.add_class(f"rnns-text-px-{smallest_text_px(self.figure, drawn=True)}")
         text = describe(self.figure)
         self.image.tooltip = text
         self.description.value = (

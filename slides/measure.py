@@ -8,7 +8,9 @@ and its widgets have rendered. A slide fails when
 - it is taller or wider than the 1280x720 canvas (it would have to scroll), or
 - something inside it scrolls (an output box, a table) or is cut off (a widget's label), or
 - its text is too small: body text under 24px, code and outputs under 18px, anything under 16px
-  (MathJax's sub- and superscripts, <sub>, <sup>). Speaker notes are not on the slide, so not measured.
+  (MathJax's sub- and superscripts, <sub>, <sup>, and the smallest text inside a figure: its size in
+  the picture's pixels, which helpers records, times the scale the picture is shown at). Speaker notes
+  are not on the slide, so not measured.
 The sizes are the slide's own pixels, which are screen pixels on a 1280x720 screen.
 tests/browser/test_slides.py runs `measure` on every deck and fails on any problem.
 """
@@ -101,6 +103,17 @@ PROBLEMS_JS = """([body, code, least]) => {
     if (px < floor - 0.01) {
       const kind = small ? 'maths/sub/sup' : mono ? 'code/output' : 'text';
       problems.push(`${kind} at ${px.toFixed(1)}px (< ${floor}px): "${node.textContent.trim().slice(0, 40)}"`);
+    }
+  }
+  // Text inside a picture: its smallest size in the picture's pixels (data-text-px, from helpers' figures;
+  // a class rnns-text-px-N on an explorer's plot) times the scale the picture is shown at.
+  for (const img of slide.querySelectorAll('img')) {
+    if (img.closest('aside.notes') || !img.getClientRects().length || !img.naturalWidth) continue;
+    const tagged = img.dataset.textPx || ([...img.classList].find(c => c.startsWith('rnns-text-px-')) || '').slice(13);
+    if (!tagged) continue;
+    const px = parseFloat(tagged) * img.getBoundingClientRect().width / img.naturalWidth;
+    if (px < least - 0.01) {
+      problems.push(`figure text at ${px.toFixed(1)}px (< ${least}px): "${(img.alt || '').slice(0, 40)}"`);
     }
   }
   return problems;

@@ -85,3 +85,37 @@ def test_covered_by_legend_counts_the_points_a_legend_draws_over_and_none_beside
     scatter_ax.legend(loc="center")
     assert figures.covered_by_legend(scatter_figure)[0][0] == "axes 1"
     plt.close("all")
+
+
+def test_smallest_text_px_is_the_smallest_font_in_the_pngs_pixels():
+    import matplotlib.pyplot as plt
+
+    from helpers.figures import smallest_text_px
+
+    figure, ax = plt.subplots(figsize=(4, 3), dpi=100)
+    try:
+        ax.plot([0, 1], label="a line")
+        ax.set_title("title", fontsize=20)
+        ax.tick_params(labelsize=14)
+        assert smallest_text_px(figure) == round(14 * 100 / 72, 1)
+        ax.legend(fontsize=8)
+        assert smallest_text_px(figure) == round(8 * 100 / 72, 1)  # the legend is text too
+        ax.text(0, 0, " ", fontsize=2)  # blank text draws nothing
+        assert smallest_text_px(figure) == round(8 * 100 / 72, 1)
+    finally:
+        plt.close(figure)
+
+
+def test_every_stored_figure_says_its_smallest_text_which_is_16px_or_more():
+    """The decks' fit check scales text_px by the size a figure is shown at; at its own size it is readable."""
+    import json
+    from pathlib import Path
+
+    sizes = []
+    for notebook in sorted((Path(__file__).resolve().parent.parent / "notebooks").glob("[0-9][0-9]_*.ipynb")):
+        for cell in json.loads(notebook.read_text())["cells"]:
+            for output in cell.get("outputs", []):
+                if "image/png" in output.get("data", {}):
+                    sizes.append((notebook.name, output["metadata"]["image/png"].get("text_px")))
+    assert len(sizes) >= 21
+    assert all(size is not None and size >= 16 for _, size in sizes), sizes

@@ -169,7 +169,7 @@ def test_every_slide_fits_the_screen_with_readable_text(in_chromium, notebook):
     assert not failing, f"{len(failing)} of {len(results)} slides do not fit or have small text:\n" + "\n".join(failing)
 
 
-def test_the_fit_check_catches_a_tall_slide_inner_scrolling_and_small_text(in_chromium):
+def test_the_fit_check_catches_a_tall_slide_inner_scrolling_and_small_text_also_in_a_figure(in_chromium):
     """measure.PROBLEMS_JS flags each fault planted in a real deck's first slide, and nothing on a clean one."""
     deck = SLIDES / f"{NOTEBOOKS[0].stem}.slides.html"
     plant = """kind => {
@@ -183,6 +183,12 @@ def test_the_fit_check_catches_a_tall_slide_inner_scrolling_and_small_text(in_ch
       if (kind === 'body') add('<p style="font-size: 22px">body text</p>');
       if (kind === 'code') add('<pre style="font-size: 17px">code</pre>');
       if (kind === 'sub') add('<p>x<sub style="font-size: 15px">t</sub></p>');
+      const canvas = document.createElement('canvas');
+      canvas.width = 200; canvas.height = 100;
+      const picture = canvas.toDataURL();
+      // a figure whose 16.7px text is shown at half size; an explorer's plot whose text is 12px as drawn
+      if (kind === 'figure') add(`<img alt="plot" data-text-px="16.7" style="width: 100px" src="${picture}">`);
+      if (kind === 'explorer') add(`<img alt="plot" class="widget-image rnns-text-px-12" src="${picture}">`);
     }"""
     expected = {
         "clean": "",
@@ -192,6 +198,8 @@ def test_the_fit_check_catches_a_tall_slide_inner_scrolling_and_small_text(in_ch
         "body": "text at 22.0px",
         "code": "code/output at 17.0px",
         "sub": "maths/sub/sup at 15.0px",
+        "figure": "figure text at 8.3px",
+        "explorer": "figure text at 12.0px",
     }
 
     def run(context):
@@ -203,6 +211,7 @@ def test_the_fit_check_catches_a_tall_slide_inner_scrolling_and_small_text(in_ch
             for kind in expected:
                 page.evaluate(SHOW_JS, [0, 0])
                 page.evaluate(plant, kind)
+                page.wait_for_function("[...document.images].every(image => image.complete)")
                 found[kind] = page.evaluate(measure.PROBLEMS_JS, [measure.BODY_PX, measure.CODE_PX, measure.LEAST_PX])
                 page.reload()
                 page.wait_for_function("() => window.Reveal && Reveal.isReady()")
