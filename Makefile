@@ -24,10 +24,15 @@ help: ## List the targets
 
 setup: $(STAMP) $(LAB_OVERRIDES) ## Create .venv and install requirements.txt and helpers (quick when nothing changed)
 
-$(STAMP): requirements.txt pyproject.toml
+$(STAMP): requirements.txt pyproject.toml config/jupyter-server-config.json
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet -r requirements.txt
 	$(BIN)/python -m pip install --quiet --no-deps -e .
+	@# otter-grader (make release) brings jupytext and ipylab, whose JupyterLab extensions students never get:
+	@# off, so that make lab and the browser tests show JupyterLab as students see it. The server setting's
+	@# file name sorts after jupytext's own, so it wins.
+	$(BIN)/jupyter labextension disable --level=sys_prefix jupyterlab-jupytext ipylab >/dev/null 2>&1
+	cp config/jupyter-server-config.json $(VENV)/etc/jupyter/jupyter_server_config.d/rnns-by-hand.json
 	@touch $@
 
 # config/jupyterlab-overrides.json: JupyterLab starts without asking about Jupyter news and never

@@ -41,7 +41,7 @@ _last = (
 STYLE = {
     "font.size": 12,
     "axes.prop_cycle": cycler(color=[PALETTE[k % len(PALETTE)] for k in range(12)])
-    + cycler(linestyle=[LINE_STYLES[k % len(LINE_STYLES)] for k in range(12)])
+    + cycler(linestyle=[LINE_STYLES[k % len(LINE_STYLES)] for k in range(12)]),
 }
 
 

@@ -62,3 +62,21 @@ def test_the_installed_packages_are_the_pinned_ones():
     """The venv the tests run in holds the pinned versions (torch's +cpu build counts)."""
     for name, pinned in requirements().items():
         assert version(name).split("+")[0] == pinned, name
+
+
+def test_jupyterlab_loads_no_extension_that_students_do_not_get():
+    """otter-grader's jupytext and ipylab are installed for make release; make setup turns their JupyterLab parts off."""
+    import json
+    import sys
+
+    prefix = Path(sys.prefix) / "etc" / "jupyter"
+    disabled = json.loads((prefix / "labconfig" / "page_config.json").read_text()).get("disabledExtensions", {})
+    assert disabled.get("jupyterlab-jupytext") and disabled.get("ipylab"), disabled
+    server = json.loads((prefix / "jupyter_server_config.d" / "rnns-by-hand.json").read_text())
+    assert server["ServerApp"]["jpserver_extensions"] == {"jupyterlab_jupytext": False}
+    setting = [  # files that set it: ours must be read last (the folder is read in name order)
+        path.name
+        for path in sorted((prefix / "jupyter_server_config.d").glob("*.json"))
+        if "jupyterlab_jupytext" in json.loads(path.read_text()).get("ServerApp", {}).get("jpserver_extensions", {})
+    ]
+    assert setting[-1] == "rnns-by-hand.json", setting
