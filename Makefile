@@ -17,7 +17,7 @@ export PATH := $(CURDIR)/$(BIN):$(PATH)
 # JupyterLab refuses to run as root unless told; only then is the flag added.
 ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root)
 
-.PHONY: help setup lab restore test unit nbval hosted release release-check course lint execute parity bench compat test-browser slides html handouts clean
+.PHONY: help setup lab present restore test unit nbval hosted release release-check course lint execute parity bench compat test-browser slides html handouts clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -44,6 +44,11 @@ $(LAB_OVERRIDES): config/jupyterlab-overrides.json $(STAMP)
 lab: setup ## Start JupyterLab on 127.0.0.1 (with a token), opened on notebooks/, with no news pop-up
 	$(BIN)/jupyter lab --ip=127.0.0.1 $(ALLOW_ROOT) --ServerApp.root_dir=$(CURDIR) \
 		--ServerApp.default_url=/lab/tree/notebooks
+
+present: setup ## JupyterLab set for a projector (config/presenting.json: 22px text, 20px code that wraps, 18px controls); your own settings stay as they are
+	$(BIN)/python tools/present_settings.py build/present/settings
+	JUPYTERLAB_SETTINGS_DIR=$(CURDIR)/build/present/settings $(BIN)/jupyter lab --ip=127.0.0.1 $(ALLOW_ROOT) \
+		--ServerApp.root_dir=$(CURDIR) --ServerApp.default_url=/lab/tree/notebooks
 
 restore: ## Put NB=notebooks/NN_name.ipynb back as committed; yours is kept in notebooks/backups/ (dated)
 	@bash tools/restore_notebook.sh "$(NB)"

@@ -168,9 +168,7 @@ class _Picture:
             self.image.add_class(f"rnns-text-px-{smallest_text_px(self.figure, drawn=True)}")
         text = describe(self.figure)
         self.image.tooltip = text
-        self.description.value = (
-            f'<div aria-live="polite" style="font-size: 0.85em; line-height: 1.3">{html.escape(text)}</div>'
-        )
+        self.description.value = f'<div aria-live="polite" style="line-height: 1.3">{html.escape(text)}</div>'
 
     def _repr_mimebundle_(self, **kwargs):
         """Display as self.widget; the text form is the short repr (stable, for nbval).

@@ -106,9 +106,12 @@ def sandbox_env(folder):
     return env
 
 
-def write_settings(config_dir):
-    """SETTINGS as JupyterLab user settings, in the sandbox's own config folder."""
-    for plugin, values in SETTINGS.items():
+def write_settings(config_dir, more=None):
+    """SETTINGS (and `more`, merged plugin by plugin) as JupyterLab user settings, in the sandbox's config folder."""
+    merged = {plugin: dict(values) for plugin, values in SETTINGS.items()}
+    for plugin, values in (more or {}).items():
+        merged.setdefault(plugin, {}).update(values)
+    for plugin, values in merged.items():
         package, name = plugin.split(":")
         path = Path(config_dir) / "lab" / "user-settings" / package / f"{name}.jupyterlab-settings"
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -145,14 +148,16 @@ def stop(server, url, token):
 
 
 @contextlib.contextmanager
-def jupyterlab(sandbox):
+def jupyterlab(sandbox, settings=None):
     """JupyterLab on 127.0.0.1 with a random token, serving the repo root; yields (url, token, env).
+
+    `settings`: more user settings, by plugin (config/presenting.json for the presenter's setting).
 
     Its log goes to build/browser/jupyterlab.log. Used by the browser tests (conftest.py's `lab`)
     and by benchmarks/browser.py.
     """
     env = sandbox_env(sandbox)
-    write_settings(env["JUPYTER_CONFIG_DIR"])
+    write_settings(env["JUPYTER_CONFIG_DIR"], settings)
     url, token = f"http://127.0.0.1:{free_port()}", secrets.token_hex(24)
     command = [
         str(Path(sys.executable).parent / "jupyter-lab"),

@@ -10,6 +10,7 @@ the deck button on the on-screen remote leaves the presentation. Screenshots: bu
 
 import contextlib
 import shutil
+from pathlib import Path
 
 from test_browser import (  # the fixtures (lab, browser, sandbox) are in conftest.py
     IDLE,
@@ -91,6 +92,17 @@ def test_presenting_live_the_explorer_slider_redraws_the_plot(lab, browser, sand
         assert pixels_differ(before, after), "the plot's pixels did not change"
         assert explorer_cell.count(), "ArrowRight on the slider changed the slide instead of only the slider"
 
+        # Coarse steps: Page Up moves the slider 5 steps at once (0.05 on the explorer's 0.01 steps), End to its top.
+        fine = readout_value(readout)
+        old_src = image.get_attribute("src")
+        page.keyboard.press("PageUp")
+        wait_for_new_plot(page, image, old_src)
+        assert abs(readout_value(readout) - fine - 0.05) < 1e-6, (fine, readout_value(readout))
+        page.keyboard.press("End")
+        page.wait_for_timeout(300)
+        assert readout_value(readout) == float(slider.locator(".noUi-handle").get_attribute("aria-valuemax"))
+        assert explorer_cell.count(), "Page Up or End on the slider changed the slide"
+
         # Leave: the deck button on the remote (bottom right) ends the presentation.
         page.locator(".jp-Deck-Remote .jp-deck-mod-stop").click()
         page.locator(DECK).wait_for(state="detached")
@@ -99,3 +111,79 @@ def test_presenting_live_the_explorer_slider_redraws_the_plot(lab, browser, sand
         with contextlib.suppress(Exception):  # a failed screenshot must not hide the test's own error
             page.screenshot(path=LIVE_SHOTS / "page.png")
         page.close()
+
+
+PRESENTING = ROOT / "config" / "presenting.json"  # the presenter's setting: make present
+# On the slide on screen: text under 18px (as shown, transforms included), a code line cut off, a slider's value
+# hidden. Prompts ("[3]:") and MathJax's sub- and superscripts are left out, as the decks' fit check leaves them.
+PRESENTER_PROBLEMS_JS = f"""() => {{
+  const problems = [];
+  for (const cell of document.querySelectorAll('{ONSCREEN}')) {{
+    const scale = cell.getBoundingClientRect().width / (cell.offsetWidth || 1);
+    const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {{
+      const element = node.parentElement;
+      if (!node.textContent.trim() || !element.getClientRects().length) continue;
+      if (element.closest('.jp-InputPrompt, .jp-OutputPrompt, .MathJax, mjx-container, .MJX_Assistive_MathML, sub, sup, .jp-cell-toolbar, .jp-collapseHeadingButton')) continue;
+      const px = parseFloat(getComputedStyle(element).fontSize) * scale;
+      if (px < 17.99) problems.push(`text at ${{px.toFixed(1)}}px: "${{node.textContent.trim().slice(0, 30)}}"`);
+    }}
+    for (const scroller of cell.querySelectorAll('.cm-scroller')) {{
+      if (scroller.scrollWidth > scroller.clientWidth + 1) problems.push(`a code line is cut off: "${{scroller.textContent.slice(0, 40)}}"`);
+    }}
+    for (const readout of cell.querySelectorAll('.widget-readout')) {{
+      const box = readout.getBoundingClientRect();
+      if (box.width < 20 || readout.scrollWidth > readout.clientWidth + 1) problems.push(`a slider's value is hidden: "${{readout.textContent}}"`);
+    }}
+  }}
+  return problems;
+}}"""
+
+
+def test_the_presenter_setting_keeps_text_large_code_whole_and_slider_values_visible(browser, sandbox):
+    """With config/presenting.json (make present) at 1280x720, every slide of notebook 01 presented live shows text
+    at 18px or more, wraps long code lines instead of cutting them, and keeps each slider's value in view."""
+    import json
+    import tempfile
+
+    from test_browser import BUILD, jupyterlab
+
+    folder = Path(tempfile.mkdtemp(prefix="browser-present-", dir=BUILD))
+    copy = sandbox / f"present-{LESSON.name}"
+    shutil.copyfile(LESSON, copy)
+    notebook = copy.relative_to(ROOT).as_posix()
+    problems, slides = {}, 0
+    with jupyterlab(folder, json.loads(PRESENTING.read_text())) as (url, token, _):
+        page = browser.new_page()
+        page.set_viewport_size({"width": 1280, "height": 720})
+        page.set_default_timeout(60_000)
+        try:
+            page.goto(f"{url}/lab/tree/{notebook}?reset&token={token}")
+            page.locator(IDLE).wait_for()
+            page.wait_for_function(KERNEL_READY_JS, arg=notebook)
+            check_cells(run_all(page, notebook))
+            page.locator(".jp-Notebook .jp-Cell").first.click()
+            page.keyboard.press("Escape")
+            page.locator(".jp-NotebookPanel-toolbar [data-command='deck:toggle']").click()
+            page.locator(DECK).wait_for()
+            seen, unchanged = None, 0
+            for _ in range(MAX_STEPS * 3):
+                page.wait_for_timeout(300)
+                now = page.evaluate(
+                    f"[...document.querySelectorAll('{ONSCREEN}')].map(c => c.textContent.slice(0, 60)).join('|')"
+                )
+                unchanged = unchanged + 1 if now == seen else 0
+                if unchanged == 3:
+                    break  # Space changed nothing three times: the last slide
+                if not unchanged:
+                    seen, slides = now, slides + 1
+                    found = page.evaluate(PRESENTER_PROBLEMS_JS)
+                    if found:
+                        problems[now[:50]] = found
+                        page.screenshot(path=LIVE_SHOTS / f"present-{slides}.png")
+                page.keyboard.press("Space")
+        finally:
+            page.close()
+            shutil.rmtree(folder, ignore_errors=True)
+    assert slides >= 20, f"only {slides} slides were presented"
+    assert not problems, problems
