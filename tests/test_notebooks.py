@@ -229,3 +229,20 @@ def test_write_it_yourself_exercises_hold_a_stub_that_reads_not_written_yet(path
         assert re.search(r"^def \w+\(.*\):\n(    .*\n)*    \.\.\.", cell.source, flags=re.M), f"{path.name}: no stub"
         text = "".join(o.get("text", "") for o in cell.outputs)
         assert re.fullmatch(r"(… \S+: not written yet \(\w+ returns None\)\. [^\n]*\n)+", text), text
+
+
+def test_deck_code_cells_stay_short():
+    """A code cell on a slide is 16 lines at most (a class, which one cell must hold whole, excepted), and the
+    cells over 12 lines are no more than 28 (33 before the instructor's review): lower it whenever one is split."""
+    long = []
+    for path in NOTEBOOKS:
+        for index, cell in enumerate(load(path).cells):
+            if cell.cell_type != "code" or cell.metadata.get("slideshow", {}).get("slide_type") in ("skip", "notes"):
+                continue
+            lines = cell.source.rstrip("\n").split("\n")
+            code = [line for line in lines if line.strip() and not line.startswith("#")]
+            if len(lines) > 16:
+                assert code and code[0].startswith("class "), f"{path.name} cell {index}: {len(lines)} lines"
+            if len(lines) > 12:
+                long.append((path.name, index, len(lines)))
+    assert len(long) <= 28, long
