@@ -117,9 +117,10 @@ course: slides ## A course from part of the series (PLAN=3, PLAN=6 or NB="01 02 
 
 # Printed with Debian's Chromium (installed here if missing), from the decks, offline. The second
 # build.py run only rewrites the index (no deck is stale), which then links the PDFs.
-handouts: slides ## Print each deck to build/handouts/NN_name.pdf (a page per slide) and NN_name-notes.pdf (with notes)
+handouts: slides html ## Print each deck to build/handouts/NN_name.pdf (a page per slide) and NN_name-notes.pdf (with notes), and each notebook as NN_name-article.pdf (A4)
 	@test -x /usr/bin/chromium || { apt-get update && apt-get install -y chromium; }
 	$(BIN)/python slides/handouts.py --slides build/slides --out build/handouts
+	$(BIN)/python slides/articles.py --html build/html --out build/handouts --copies build/slides/handouts
 	$(BIN)/python slides/build.py --npm $(SLIDES_NPM)/node_modules --out build/slides $(NOTEBOOKS)
 
 # reveal.js, require.js, jQuery, MathJax and the widget renderer, at slides/package-lock.json's versions;

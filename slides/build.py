@@ -223,12 +223,13 @@ def copy_vendor(npm, vendor):
 def printed(out, deck):
     """(href, label) of each handout of `deck` in OUT/handouts/ that is not older than the deck.
 
-    `make handouts` (slides/handouts.py) prints them there: NN_name.pdf (a page per slide) and
-    NN_name-notes.pdf (with speaker notes); before it has, or once the deck has changed, none.
+    `make handouts` prints them there: NN_name.pdf (a page per slide) and NN_name-notes.pdf (with
+    speaker notes: slides/handouts.py), NN_name-article.pdf (the notebook on A4: slides/articles.py);
+    before it has, or once the deck has changed, none.
     """
     stem = deck.removesuffix(".slides.html")
     found = []
-    for suffix, label in (("", "PDF"), ("-notes", "PDF with notes")):
+    for suffix, label in (("", "PDF"), ("-notes", "PDF with notes"), ("-article", "Article (A4)")):
         pdf = out / "handouts" / f"{stem}{suffix}.pdf"
         if pdf.exists() and pdf.stat().st_mtime >= (out / deck).stat().st_mtime:
             found.append((f"handouts/{pdf.name}", label))
@@ -254,11 +255,13 @@ def write_index(out, decks, handouts=(), course_map=""):
     if any(pdfs.values()):
         about_pdfs = (
             "PDF: a page per slide, every fragment shown. PDF with notes: each slide that has speaker"
-            " notes is followed by a page of its notes."
+            " notes is followed by a page of its notes. Article (A4): the whole notebook to read on paper,"
+            " its explanations where they stand, code at 9.75 pt."
         )
     else:
         about_pdfs = (
-            "A PDF of each deck (a page per slide, and one with the speaker notes): run <code>make handouts</code>."
+            "A PDF of each deck (a page per slide, and one with the speaker notes) and each notebook as an A4"
+            " article: run <code>make handouts</code>."
         )
     (out / "index.html").write_text(f"""<!DOCTYPE html>
 <html lang="en">

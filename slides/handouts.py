@@ -456,7 +456,9 @@ def main():
         sys.exit(f"slides/handouts.py: the decks asked for files off this machine: {sorted(set(REFUSED))}")
     wanted = {deck.name.replace(".slides.html", suffix) for deck in decks for suffix in SUFFIXES}
     for old in [*args.out.glob("*.pdf"), *copies.glob("*.pdf")]:
-        if old.name not in wanted:  # its deck is gone
+        if old.name not in wanted and not old.name.endswith(
+            "-article.pdf"
+        ):  # its deck is gone (articles: slides/articles.py)
             old.unlink()
     for name in sorted(wanted):
         shutil.copy2(args.out / name, copies / name)

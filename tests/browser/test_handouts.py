@@ -287,3 +287,39 @@ def tiny_png():
     header = (4).to_bytes(4, "big") * 2 + bytes([8, 2, 0, 0, 0])
     png = b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(row * 4)) + chunk(b"IEND", b"")
     return base64.b64encode(png).decode()
+
+
+@pytest.mark.parametrize("notebook", NOTEBOOKS, ids=lambda path: path.stem)
+def test_the_article_is_the_whole_notebook_on_a4_tagged_with_code_at_9pt_or_more(notebook):
+    """NN_name-article.pdf (slides/articles.py): A4, every heading of the notebook tagged, all text in the tags,
+    its formulas /Figures named by their TeX, titled with its h1, and no code or output under 9 pt."""
+    import articles
+
+    page = ROOT / "build" / "html" / f"{notebook.stem}.html"
+    pdf = HANDOUTS / f"{notebook.stem}-article.pdf"
+    assert pdf.exists(), f"no {pdf.relative_to(ROOT)}: `make test-browser` runs `make handouts` first"
+    assert pdf.stat().st_mtime >= page.stat().st_mtime, f"{pdf.name} is older than {page.name}"
+    reader = PdfReader(pdf)
+    width, height = (float(value) for value in reader.pages[0].mediabox[2:])
+    assert abs(width - 595.3) < 1.5 and abs(height - 841.9) < 1.5, f"{pdf.name} is {width}x{height} pt, not A4"
+    cells = json.loads(notebook.read_text())["cells"]
+    markdown = "\n".join("".join(cell["source"]) for cell in cells if cell["cell_type"] == "markdown")
+    headings = [line for line in markdown.splitlines() if re.match(r"#{1,6} ", line)]
+    tagged = [element for element in handouts.structure(reader) if re.fullmatch(r"/H[1-6]", element["/S"])]
+    assert len(tagged) >= len(headings), f"{pdf.name}: {len(tagged)} heading elements, {len(headings)} headings"
+    assert not [n for n, sheet in enumerate(reader.pages, 1) if handouts.untagged_text(sheet)], pdf.name
+    formulas = [
+        " ".join(tex.split())
+        for tex in re.findall(r"\$\$(.+?)\$\$|(?<!\$)\$([^$\n]+)\$", markdown)
+        for tex in tex
+        if tex
+    ]
+    figures = [element for element in handouts.structure(reader) if element["/S"] == "/Figure" and "/Alt" in element]
+    assert len(figures) >= len(formulas) * 0.9, f"{pdf.name}: {len(figures)} named figures for {len(formulas)} formulas"
+    title = re.sub(r"^#\s+", "", headings[0]).strip()
+    assert reader.metadata.title == title, f"{pdf.name}: /Title {reader.metadata.title!r}, not {title!r}"
+    assert articles.smallest_code_pt(pdf) >= articles.CODE_PT, (
+        f"{pdf.name}: code at {articles.smallest_code_pt(pdf)} pt"
+    )
+    assert (SLIDES / "handouts" / pdf.name).read_bytes() == pdf.read_bytes(), "no copy beside the decks"
+    assert f'href="handouts/{pdf.name}"' in (SLIDES / "index.html").read_text(), "the index does not link it"
