@@ -134,7 +134,11 @@ def test_every_notebook_has_a_deck_and_the_index_links_each_deck():
     }
     handouts = {f"docs/{page.stem}.html" for page in (ROOT / "notebooks").glob("*.md")}
     # The PDFs of `make handouts`, linked once printed (not before, nor once their deck is newer).
-    pdfs = {f"handouts/{name.removesuffix('.slides.html')}{suffix}.pdf" for name in wanted for suffix in ("", "-notes")}
+    pdfs = {
+        f"handouts/{name.removesuffix('.slides.html')}{suffix}.pdf"
+        for name in wanted
+        for suffix in ("", "-notes", "-article")
+    }
     assert wanted | handouts <= links <= wanted | handouts | pdfs
 
 
@@ -148,7 +152,7 @@ def test_every_link_on_the_index_resolves_inside_build_slides_with_or_without_th
         target = SLIDES / unquote(urlsplit(url).path)
         assert target.is_file(), f"index.html links {url}, which is not in build/slides/"
         if url.startswith("handouts/"):
-            deck = SLIDES / f"{target.stem.removesuffix('-notes')}.slides.html"
+            deck = SLIDES / f"{target.stem.removesuffix('-notes').removesuffix('-article')}.slides.html"
             assert target.stat().st_mtime >= deck.stat().st_mtime, f"index.html links {url}, older than {deck.name}"
 
 
