@@ -69,8 +69,8 @@ hosted: setup ## As students outside this repo get it: build the wheel; Binder's
 release: setup ## A course release in build/release/: student/ (notebooks, a package with a sealed answer key), autograder/ (Otter-Grader zips); grades every notebook filled in right and partly wrong
 	$(BIN)/python tools/release.py --round-trip
 
-release-check: setup ## make release for notebook 01 only (part of make test; make release grades all 13)
-	$(BIN)/python tools/release.py --round-trip --notebooks 01
+release-check: setup ## make release for notebook 01 only, into build/release-check (part of make test; make release grades all 13)
+	$(BIN)/python tools/release.py --round-trip --notebooks 01 --out build/release-check
 
 lint: setup ## ruff over helpers, tests, benchmarks, tools, slides and notebooks
 	$(BIN)/ruff check setup.py helpers tests benchmarks tools slides notebooks

@@ -10,7 +10,9 @@ place is one file, key.pt, written by `seal_all` on the instructor's machine and
   wide) with its offset in that cell, so that "within atol" is still decided exactly.
 - a write-it-yourself exercise keeps its check cases, and what the reference and each expected mistake
   returned on them as digests, entry by entry, on a grid as numbers are (the notebook's case returns the
-  notebook's numbers, which other exercises ask for).
+  notebook's numbers, which other exercises ask for). A mistake's name and repair, which can spell out
+  the right code, are sealed with what the mistake returns: only a function that makes that mistake
+  opens them.
 
 `helpers.exercises` checks a sealed exercise with the same code and hints as an open one. Two hints
 need the answer itself and change: a wrong count says "Not this count." without "too many" or "too
@@ -29,6 +31,7 @@ import secrets
 import torch
 from torch import nn
 
+from helpers import diagnosis
 from helpers.diagnosis import ATOL, RTOL  # two results agree within ATOL + RTOL × |expected|, as there
 from helpers.exercise_types import CodeExercise, CodeMistake, SealedExercise
 
@@ -160,7 +163,11 @@ def seal_outcome(function, args, salt):
     parts = value if isinstance(value, (tuple, list)) else (value,)
     sealed = []
     for part in parts:
-        part = torch.as_tensor(part).detach().double()
+        part = torch.as_tensor(part).detach()
+        exact = not part.is_floating_point()  # whole numbers and truth values must match exactly, as there
+        part = part.double()
+        if not torch.isfinite(part).all():
+            raise ValueError("a reference or expected mistake returned NaN or inf: it cannot be sealed")
         largest = float(part.abs().max()) if part.numel() else 0.0
         step = GRID * (ATOL + RTOL * 2.0 ** math.ceil(math.log2(max(largest, 1e-12))))
         scaled = part.flatten() / step
@@ -168,6 +175,7 @@ def seal_outcome(function, args, salt):
         sealed.append(
             {
                 "shape": list(part.shape),
+                "exact": exact,
                 "step": step,
                 "fractions": (scaled - cells).tolist(),
                 "cells": [digest(salt, f"{i}:{int(c)}") for i, c in enumerate(cells.tolist())],
@@ -200,13 +208,27 @@ class SealedOutcome:
         expected = (cells + fractions) * part["step"]
         for i, (value, cell, want) in enumerate(zip(values.tolist(), cells.tolist(), expected.tolist(), strict=True)):
             known = math.isfinite(cell) and digest(self.salt, f"{i}:{int(cell)}") == part["cells"][i]
-            if not (known and abs(value - want) <= ATOL + RTOL * abs(want)):
+            tolerance = 0.0 if part.get("exact") else ATOL + RTOL * abs(want)
+            if not (known and abs(value - round(want) if part.get("exact") else value - want) <= tolerance):
                 return (
                     tuple(int(j) for j in torch.unravel_index(torch.tensor(i), self.shapes[number]))
                     if self.shapes[number]
                     else ()
                 )
         return None
+
+    def fingerprint(self, outcome):
+        """The cells (or the error's name and sizes) of an outcome that agrees with this one: the key to a sealed text."""
+        if self.raised is not None:
+            return f"{self.raised[0]}:{sorted(re.findall(r'[0-9]+', str(outcome.error)))}"
+        got = outcome.value
+        parts = got if isinstance(got, (tuple, list)) else (got,)
+        texts = []
+        for part, record in zip(parts, self.record["parts"], strict=True):
+            values = torch.as_tensor(part).detach().double().flatten()
+            cells = torch.round(values / record["step"] - torch.tensor(record["fractions"], dtype=torch.float64))
+            texts.append(_wholes(cells.tolist()))
+        return "/".join(texts)
 
     def agrees(self, outcome):
         """True when a helpers.diagnosis.Outcome agrees with this one, as same_outcome decides for two results."""
@@ -224,6 +246,31 @@ class SealedOutcome:
         )
 
 
+def _keystream(key, length):
+    blocks = (hashlib.sha256(f"{key}\x00{n}".encode()).digest() for n in range(length // 32 + 1))
+    return b"".join(blocks)[:length]
+
+
+def seal_text(text, key):
+    """`text` XORed with a SHA-256 stream of `key`, as hex: readable only by one who can give the key."""
+    data = text.encode()
+    return bytes(a ^ b for a, b in zip(data, _keystream(key, len(data)), strict=True)).hex()
+
+
+class SealedText:
+    """A wrong function's name and repair, which may spell out the right code: opened only by a student's
+    results that equal the mistake's on every case (their cells are the key, held nowhere in the key file)."""
+
+    def __init__(self, sealed, salt):
+        self.sealed, self.salt = sealed, salt
+
+    def opened(self, expected, outcomes):
+        """The text, given the mistake's SealedOutcomes and the student's outcomes that agree with them."""
+        key = self.salt + "|".join(e.fingerprint(o) for e, o in zip(expected, outcomes, strict=True))
+        data = bytes.fromhex(self.sealed)
+        return bytes(a ^ b for a, b in zip(data, _keystream(key, len(data)), strict=True)).decode(errors="replace")
+
+
 class Recorded:
     """A function known only by what it returned (a SealedOutcome) on each of an exercise's check cases."""
 
@@ -236,6 +283,10 @@ class Recorded:
             if _same_arguments(stored, args):
                 return outcome
         raise ValueError(f"{self.key}: the sealed key knows its reference on the exercise's own cases only")
+
+
+def _copied(args):
+    return diagnosis.copied(args)
 
 
 def _same_arguments(a, b):
@@ -310,11 +361,15 @@ def _seal_code(exercise, salt):
             return record
         cases = exercise.cases()
         record["cases"] = cases
-        record["reference"] = [seal_outcome(exercise.reference, args, salt) for _, args in cases]
-        record["mistakes"] = [
-            (mistake.title, mistake.fix, [seal_outcome(mistake.function, args, salt) for _, args in cases])
-            for mistake in exercise.mistakes
-        ]
+        record["reference"] = [seal_outcome(exercise.reference, _copied(args), salt) for _, args in cases]
+        record["mistakes"] = []
+        for mistake in exercise.mistakes:
+            outcomes = [seal_outcome(mistake.function, _copied(args), salt) for _, args in cases]
+            key = salt + "|".join(
+                SealedOutcome(sealed, salt).fingerprint(diagnosis.call(mistake.function, _copied(args), quiet=True))
+                for sealed, (_, args) in zip(outcomes, cases, strict=True)
+            )
+            record["mistakes"].append((seal_text(mistake.title, key), seal_text(mistake.fix, key), outcomes))
     return record
 
 
@@ -348,7 +403,11 @@ def _code_exercise(name, record, salt):
         )
     cases = record["cases"]
     mistakes = tuple(
-        CodeMistake(title, fix, Recorded(name, cases, [SealedOutcome(o, salt) for o in outcomes]))
+        CodeMistake(
+            SealedText(title, salt),
+            SealedText(fix, salt),
+            Recorded(name, cases, [SealedOutcome(o, salt) for o in outcomes]),
+        )
         for title, fix, outcomes in record["mistakes"]
     )
     reference = Recorded(name, cases, [SealedOutcome(o, salt) for o in record["reference"]])

@@ -28,7 +28,7 @@ def start(who, folder="."):
         raise ValueError(
             f"start(who) takes a short name or student id of letters, digits, '.', '_' or '-', e.g. 'ada'; got {who!r}"
         )
-    _log = Path(folder) / f"rnns-attempts-{who}.jsonl"
+    _log = (Path(folder) / f"rnns-attempts-{who}.jsonl").resolve()  # where the notebook ran, whatever it cd's to
     _log.touch()
     print(f"Logging your exercise attempts to {_log.name} (on this computer only). export() writes the results file.")
     return _log
@@ -44,11 +44,11 @@ def record(key, right):
     """Add one attempt to the log, when it is on; never raises (a full disk must not stop a check)."""
     if _log is None:
         return
-    line = {"time": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "key": key, "right": bool(right)}
     try:
+        line = {"time": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "key": str(key)[:80], "right": bool(right)}
         with _log.open("a", encoding="utf-8") as out:
             out.write(json.dumps(line) + "\n")
-    except OSError as error:
+    except Exception as error:  # a check must never raise because of its log
         print(f"(attempts not logged: {error})")
 
 
@@ -56,9 +56,10 @@ def summary(path):
     """{key: {"attempts", "right", "first_right"}} from a log file, exercises in the order first tried."""
     found = {}
     for line in Path(path).read_text(encoding="utf-8").splitlines():
-        if not line.strip():
+        try:
+            attempt = json.loads(line)
+        except json.JSONDecodeError:  # a line cut short (a full disk, a kernel stopped mid-write)
             continue
-        attempt = json.loads(line)
         entry = found.setdefault(attempt["key"], {"attempts": 0, "right": False, "first_right": None})
         entry["attempts"] += 1
         if attempt["right"] and not entry["right"]:

@@ -121,7 +121,11 @@ def _examine(exercise, fn):
         for mistake in exercise.mistakes:
             wrong = [diagnosis.call(mistake.function, diagnosis.copied(args)) for _, args in cases]
             if all(_agrees(o, w) for o, w in zip(outcomes, wrong)):
-                return False, "\n".join([*lines, f"  most likely: {mistake.title}.", f"  fix: {mistake.fix}."])
+                title, fix = mistake.title, mistake.fix
+                if isinstance(title, answer_key.SealedText):  # opened by the student's own results
+                    sealed = [w.value for w in wrong]
+                    title, fix = title.opened(sealed, outcomes), fix.opened(sealed, outcomes)
+                return False, "\n".join([*lines, f"  most likely: {title}.", f"  fix: {fix}."])
     return False, "\n".join([*lines, f"  hint: {_step_hint(outcomes[first], expected[first].value, exercise, first)}"])
 
 

@@ -34,6 +34,8 @@ EMPTY_MATHS = handouts.EMPTY_MATHS.replace(".reveal .slides .MathJax_CHTML", ".M
 LABEL_MATHS_JS = handouts.LABEL_MATHS_JS.replace(handouts.EMPTY_MATHS, EMPTY_MATHS).replace(
     "formula.closest('.reveal .slides') && ", ""
 )
+if ".reveal" in EMPTY_MATHS or ".reveal .slides" in LABEL_MATHS_JS:  # handouts.py's scripts changed: follow them
+    raise ImportError("slides/articles.py: handouts.EMPTY_MATHS or LABEL_MATHS_JS no longer read as expected")
 READY_JS = f"""async () => {{
   if (!window.MathJax || !MathJax.Hub) return false;
   await new Promise(done => MathJax.Hub.Register.StartupHook('End', done));
@@ -43,15 +45,6 @@ READY_JS = f"""async () => {{
   await document.fonts.ready;
   return ({WIDGETS_DRAWN})(document.body);
 }}"""
-# The notebook's first h1 (without its "¶" link) becomes the PDF's /Title.
-TITLE_JS = """() => {
-  const h1 = document.querySelector('h1');
-  if (!h1) return '';
-  const heading = h1.cloneNode(true);
-  heading.querySelectorAll('.anchor-link').forEach(link => link.remove());
-  document.title = heading.textContent.replace(/\\s+/g, ' ').trim();
-  return document.title;
-}"""
 PDF_OPTIONS = {
     "format": "A4",
     "margin": {"top": "15mm", "bottom": "18mm", "left": "15mm", "right": "15mm"},
@@ -82,16 +75,23 @@ async def print_article(context, html, pdf):
         await page.goto(html.resolve().as_uri())
         await page.wait_for_function(READY_JS, timeout=120_000, polling=250)
         await page.evaluate(handouts.FONTS_JS)
-        title = await page.evaluate(TITLE_JS)
+        title = await page.evaluate(handouts.TITLE_JS, "h1")
         if not title:
             raise RuntimeError(f"{html.name} has no h1 to title its PDF")
         formulas, stuck = await page.evaluate(LABEL_MATHS_JS)
         if stuck:
             raise RuntimeError(f"formulas empty or hidden however often typeset: {stuck}")
         await page.wait_for_timeout(handouts.AX_SETTLE_MS)
-        pdf.write_bytes(await page.pdf(**PDF_OPTIONS))
+        printing = pdf.with_name(f"{pdf.stem}.printing.pdf")  # becomes the PDF once it passes the checks
+        printing.write_bytes(await page.pdf(**PDF_OPTIONS))
     finally:
         await page.close()
+    check_article(printing, title, formulas)
+    printing.replace(pdf)
+
+
+def check_article(pdf, title, formulas):
+    """Raise RuntimeError unless `pdf` has its maths, each formula named, all text tagged, its title, code at CODE_PT."""
     reader = PdfReader(pdf)
     if formulas and not any(handouts.type3_fonts(sheet) for sheet in reader.pages):
         raise RuntimeError("printed without its maths")

@@ -305,17 +305,17 @@ def write_index(out, decks, handouts=(), course_map=""):
 """)
 
 
-def lesson_links(deck):
-    """The other decks a deck links to, by file name."""
-    return set(re.findall(r'href="([0-9][0-9]_[^"/#?]+\.slides\.html)', deck.read_text()))
+def lesson_links(page):
+    """The decks a deck or a docs page links to, as written ("02_x.slides.html", "../02_x.slides.html")."""
+    return set(re.findall(r'href="((?:\.\./)?[0-9][0-9]_[^"/#?]+\.slides\.html)', page.read_text()))
 
 
-def write_docs(out):
-    """OUT/docs/NAME.html for each notebooks/NAME.md: printable pages whose links lead to the decks."""
+def write_docs(out, docs=DOCS):
+    """OUT/docs/NAME.html for each DOCS/NAME.md (beside the notebooks): printable pages whose links lead to the decks."""
     render = mistune.create_markdown(escape=False, plugins=["table"])
     (out / "docs").mkdir(exist_ok=True)
     pages = []
-    for source in sorted(DOCS.glob("*.md")):
+    for source in sorted(docs.glob("*.md")):
         markdown = source.read_text()
         body = relink(DOC_LINK, relink(LESSON_LINK, render(markdown), "../{}.slides.html"), "{}.html")
         name = heading(markdown, source.stem)
@@ -382,12 +382,12 @@ def main():
             print(f"removed {old}: no notebook")
     if args.html:
         export_html(sorted(args.notebooks), out, args.html, newest_input)
-    missing = [
-        f"{deck}: {href}" for deck, *_ in decks for href in lesson_links(out / deck) if not (out / href).exists()
-    ]
+    handouts = write_docs(out, sorted(args.notebooks)[0].parent)  # a course's pages are its own (slides/course.py)
+    linked = [(deck, href) for deck, *_ in decks for href in lesson_links(out / deck)]
+    linked += [(page, href) for page, _ in handouts for href in lesson_links(out / page)]
+    missing = [f"{page}: {href}" for page, href in linked if not (out / page).parent.joinpath(href).resolve().exists()]
     if missing:
         sys.exit("links to decks that are not here (slides/course.py points them online):\n  " + "\n  ".join(missing))
-    handouts = write_docs(out)
     import course  # slides/course.py: the course map, from notebooks/course.yml
 
     data = course.course_map()

@@ -33,9 +33,13 @@ BEGIN, END = "<!-- course map: slides/course.py --readme writes this part -->", 
 NUMBER = r"(?:0[1-9]|1[0-9])(?![0-9])"
 # "notebook 04", "a notebook-01 loop", "Notebooks 04, 05 and 08", "notebooks 01–03 and 05",
 # "notebooks 04 (bidirectional) and 05 (stacked)"
-MENTION = re.compile(
-    rf"\b[Nn]otebooks?[\s-]+{NUMBER}(?:\s*\([^()]*\))?(?:(?:\s*(?:–|-|,|,?\s+and|,?\s+or)\s*){NUMBER}(?:\s*\([^()]*\))?)*"
+MENTION_PATTERN = (
+    r"\b[Nn]otebooks?[\s-]+<N>(?:\s*\([^()]*\))?(?:(?:\s*(?:–|-|,|,?\s+and|,?\s+or)\s*)<N>(?:\s*\([^()]*\))?)*"
 )
+MENTION = re.compile(MENTION_PATTERN.replace("<N>", NUMBER))
+# dangling() reads a rewritten text with each number linked online replaced by \x01 and the number: a
+# mention then reads on past its links ("notebooks 01, [02](…), 03 and 05" is one mention of four).
+MARKED_MENTION = re.compile(MENTION_PATTERN.replace("<N>", f"\x01?{NUMBER}"))
 LINK = re.compile(r"\[([^\]\n]*)\]\(([^)\s]+)\)")
 LOCAL = re.compile(rf"^(?:\./)?({NUMBER})_[a-z0-9_]+\.ipynb(#.*)?$")
 NEXT = re.compile(r"\*\*Next:\*\*.*?(?=\n\n|\Z)", re.S)
@@ -221,14 +225,20 @@ def dangling(text, kept, data, code=False):
         target = LOCAL.match(match[2])
         if target and target[1] not in kept:
             found.append(match[0])
-    for match in MENTION.finditer(text):
-        tail = text[match.end() : match.end() + 400]
-        for number in numbers_in(match[0]):
-            if number in kept:
+    marked = re.sub(
+        rf"\[({NUMBER})\]\(([^)\s]+)\)",
+        lambda m: f"\x01{m[1]}" if m[2] == online + data["notebooks"][m[1]]["file"] else m[0],
+        text,
+    )
+    for match in MARKED_MENTION.finditer(marked):
+        tail = marked[match.end() : match.end() + 400]
+        linked = set(re.findall(rf"\x01({NUMBER})", match[0]))
+        for number in numbers_in(match[0].replace("\x01", "")):
+            if number in kept or number in linked:
                 continue
             address = online + data["notebooks"][number]["file"]
-            linked = f"[{number}]({address}" in match[0] or (code and address in match[0] + tail.split("\n")[0])
-            if not linked and not _inside_online_link(text, match.start(), online):
+            in_comment = code and address in match[0] + tail.split("\n")[0]
+            if not in_comment and not _inside_online_link(marked, match.start(), online):
                 found.append(f"{match[0]} ({number})")
     return found
 
@@ -242,13 +252,15 @@ def _inside_online_link(text, position, online):
 
 
 def build_course(kept, out, data):
-    """OUT/notebooks: the kept notebooks, their references rewritten, and the pages they link; return the dangling ones."""
+    """OUT/notebooks: the kept notebooks and the pages beside them (glossary, shapes), references rewritten; return the dangling ones."""
     target = out / "notebooks"
     shutil.rmtree(target, ignore_errors=True)
     target.mkdir(parents=True)
-    for page in NOTEBOOKS.glob("*.md"):
-        shutil.copy(page, target)
     left = []
+    for page in NOTEBOOKS.glob("*.md"):  # the glossary links the notebooks that introduce each term
+        text = rewrite(page.read_text(), kept, data)
+        (target / page.name).write_text(text)
+        left += [f"{page.name}: {d}" for d in dangling(text, kept, data)]
     for number in sorted(kept):
         name = data["notebooks"][number]["file"]
         nb = json.loads((NOTEBOOKS / name).read_text())

@@ -153,6 +153,16 @@ PDF_OPTIONS = {
     "tagged": True,
     "outline": True,
 }
+# The first h1 a selector finds, without its "¶" anchor link, becomes the document's title, which Chromium
+# writes as the PDF's /Title; returns it ("" without an h1). Used by TAGGABLE_JS and slides/articles.py.
+TITLE_JS = """selector => {
+  const h1 = document.querySelector(selector);
+  if (!h1) return '';
+  const heading = h1.cloneNode(true);
+  heading.querySelectorAll('.anchor-link').forEach(link => link.remove());
+  document.title = heading.textContent.replace(/\\s+/g, ' ').trim();
+  return document.title;
+}"""
 # Before printing, what a reader of the PDF needs from its tags:
 # - reveal.js marks every slide but the current one aria-hidden, which keeps them out of the
 #   accessibility tree that Chromium tags a PDF from (the tags and the outline would hold the
@@ -180,13 +190,8 @@ TAGGABLE_JS = """() => {
     label.style.cssText = 'display: block; margin-bottom: 10px; opacity: .5';
     notes.prepend(label);
   }
-  const h1 = document.querySelector('.reveal .slides section h1');
-  if (!h1) return '';
-  const heading = h1.cloneNode(true);
-  heading.querySelectorAll('.anchor-link').forEach(link => link.remove());
-  document.title = heading.textContent.replace(/\\s+/g, ' ').trim();
-  return document.title;
-}"""
+  return (TITLE_JS)('.reveal .slides section h1');
+}""".replace("TITLE_JS", TITLE_JS)
 # Each formula an image named by its TeX, its glyphs no longer aria-hidden (see TAGGABLE_JS), once
 # MathJax has nothing left to typeset (a formula typeset empty or left hidden, as in READY_JS, is
 # typeset again first: a widget or a late typeset can leave one so after READY_JS passed). Returns

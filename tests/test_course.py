@@ -116,3 +116,20 @@ def test_a_course_links_what_it_left_out_online_and_ends_where_its_last_notebook
         )
         == "**Next:** [07 · Batches and shapes](07_batches_and_shapes.ipynb)."
     )
+
+
+def test_a_courses_glossary_links_what_the_course_left_out_online(tmp_path):
+    """The pages beside the notebooks (the glossary links the notebook that introduces each term) are rewritten too."""
+    kept = set(course.plan_notebooks(DATA["plans"]["3"]))
+    assert course.build_course(kept, tmp_path, DATA) == []
+    glossary = (tmp_path / "notebooks" / "glossary.md").read_text()
+    assert f"({DATA['online']}12_gradients_through_time.ipynb" in glossary
+    assert "(12_gradients_through_time.ipynb" not in glossary and "(10_lstm.ipynb" in glossary
+    assert sorted(p.name[:2] for p in (tmp_path / "notebooks").glob("[0-9][0-9]_*.ipynb")) == sorted(kept)
+
+
+def test_the_check_reads_a_mention_on_past_its_links():
+    """'notebooks 01, [02](online), 03 and 05' is one mention: 03, left out and not linked, is found."""
+    text = f"See notebooks 01, [02]({DATA['online']}02_feature_vectors.ipynb), 03 and 05."
+    assert [d.endswith("(03)") for d in course.dangling(text, {"01", "05"}, DATA)] == [True]
+    assert course.dangling(text, {"01", "03", "05"}, DATA) == []

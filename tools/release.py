@@ -284,7 +284,7 @@ def round_trip(notebook, student_text, zip_path, points, work):
     value_keys = [k for k, p in points.items() if p == POINTS["value"]]
     code_keys = [k for k, p in points.items() if p == POINTS["code"]]
     lost = 0
-    for key in value_keys[:1]:  # an expected mistake
+    for key in [k for k in value_keys if exercises.exercises()[k].mistakes][:1]:  # an expected mistake
         mistake = exercises.exercises()[key].mistakes[0]
         wrong[key] = repr(exercises._plain(exercises._quietly(mistake.answer)))
         lost += points[key]
@@ -311,6 +311,11 @@ def round_trip(notebook, student_text, zip_path, points, work):
     return time.perf_counter() - started
 
 
+def shown(path):
+    """A path as the repository's folders name it, where it is inside the repository."""
+    return path.relative_to(ROOT) if path.is_relative_to(ROOT) else path
+
+
 def run(command, cwd=ROOT):
     done = subprocess.run([str(c) for c in command], cwd=cwd, text=True, capture_output=True)
     if done.returncode != 0:
@@ -322,10 +327,12 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--notebooks", nargs="*", default=[], help="numbers of the notebooks (default: all)")
     parser.add_argument("--round-trip", action="store_true", help="grade filled-in notebooks with otter run")
+    parser.add_argument("--out", type=Path, default=OUT, help="where the release goes (default build/release)")
     args = parser.parse_args()
     chosen = [nb for nb in NOTEBOOKS if not args.notebooks or nb.name[:2] in args.notebooks]
-    shutil.rmtree(OUT, ignore_errors=True)
-    student, autograder = OUT / "student", OUT / "autograder"
+    out = args.out.resolve()
+    shutil.rmtree(out, ignore_errors=True)
+    student, autograder = out / "student", out / "autograder"
     for folder in (student, autograder):
         folder.mkdir(parents=True)
     with tempfile.TemporaryDirectory() as scratch:
@@ -357,12 +364,10 @@ def main():
         for notebook in chosen:
             text = (student / notebook.name).read_text()
             zip_path, points = build_autograder(notebook, open_wheel, autograder, work / "grading")
-            print(
-                f"{notebook.stem}: {len(points)} exercises, {sum(points.values())} points -> {zip_path.relative_to(ROOT)}"
-            )
+            print(f"{notebook.stem}: {len(points)} exercises, {sum(points.values())} points -> {shown(zip_path)}")
             if args.round_trip:
-                seconds += round_trip(notebook, text, zip_path, points, OUT / "round-trip")
-    print(f"student release: {student.relative_to(ROOT)} ({wheel.name}); autograders: {autograder.relative_to(ROOT)}")
+                seconds += round_trip(notebook, text, zip_path, points, out / "round-trip")
+    print(f"student release: {shown(student)} ({wheel.name}); autograders: {shown(autograder)}")
     if args.round_trip:
         print(f"round trip: {len(chosen)} notebooks graded twice in {seconds:.0f} s")
 

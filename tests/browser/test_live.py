@@ -34,6 +34,19 @@ ONSCREEN = ".jp-Cell.jp-deck-mod-onscreen"  # the cells of the current slide
 EXPLORER_CODE = "helpers.widgets.explore("
 
 
+def present(page, url, token, notebook):
+    """Open `notebook` in JupyterLab, run all its cells (none may fail), and present it from its first cell."""
+    page.goto(f"{url}/lab/tree/{notebook}?reset&token={token}")
+    page.locator(IDLE).wait_for()
+    page.wait_for_function(KERNEL_READY_JS, arg=notebook)
+    check_cells(run_all(page, notebook))
+    # Present from the first cell: the deck opens on the slide of the active cell.
+    page.locator(".jp-Notebook .jp-Cell").first.click()
+    page.keyboard.press("Escape")  # command mode, so the arrow keys and Space reach the deck
+    page.locator(".jp-NotebookPanel-toolbar [data-command='deck:toggle']").click()
+    page.locator(DECK).wait_for()
+
+
 def test_presenting_live_the_explorer_slider_redraws_the_plot(lab, browser, sandbox):
     """Deck mode shows the explorer as sliders and a plot; ArrowRight on a slider redraws it, on the same slide."""
     url, token, _ = lab
@@ -44,16 +57,7 @@ def test_presenting_live_the_explorer_slider_redraws_the_plot(lab, browser, sand
     page = browser.new_page()
     page.set_default_timeout(60_000)
     try:
-        page.goto(f"{url}/lab/tree/{notebook}?reset&token={token}")
-        page.locator(IDLE).wait_for()
-        page.wait_for_function(KERNEL_READY_JS, arg=notebook)
-        check_cells(run_all(page, notebook))
-
-        # Present from the first cell: the deck opens on the slide of the active cell.
-        page.locator(".jp-Notebook .jp-Cell").first.click()
-        page.keyboard.press("Escape")  # command mode, so the arrow keys and Space reach the deck
-        page.locator(".jp-NotebookPanel-toolbar [data-command='deck:toggle']").click()
-        page.locator(DECK).wait_for()
+        present(page, url, token, notebook)
         page.locator(ONSCREEN).filter(has_text="A scalar RNN, by hand").wait_for()
         page.screenshot(path=LIVE_SHOTS / "1-first-slide.png")
 
@@ -158,14 +162,7 @@ def test_the_presenter_setting_keeps_text_large_code_whole_and_slider_values_vis
         page.set_viewport_size({"width": 1280, "height": 720})
         page.set_default_timeout(60_000)
         try:
-            page.goto(f"{url}/lab/tree/{notebook}?reset&token={token}")
-            page.locator(IDLE).wait_for()
-            page.wait_for_function(KERNEL_READY_JS, arg=notebook)
-            check_cells(run_all(page, notebook))
-            page.locator(".jp-Notebook .jp-Cell").first.click()
-            page.keyboard.press("Escape")
-            page.locator(".jp-NotebookPanel-toolbar [data-command='deck:toggle']").click()
-            page.locator(DECK).wait_for()
+            present(page, url, token, notebook)
             seen, unchanged = None, 0
             for _ in range(MAX_STEPS * 3):
                 page.wait_for_timeout(300)
