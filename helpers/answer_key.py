@@ -31,7 +31,7 @@ import secrets
 import torch
 from torch import nn
 
-from helpers import diagnosis
+from helpers import sandbox
 from helpers.diagnosis import ATOL, RTOL  # two results agree within ATOL + RTOL × |expected|, as there
 from helpers.exercise_types import CodeExercise, CodeMistake, SealedExercise
 
@@ -231,7 +231,7 @@ class SealedOutcome:
         return "/".join(texts)
 
     def agrees(self, outcome):
-        """True when a helpers.diagnosis.Outcome agrees with this one, as same_outcome decides for two results."""
+        """True when a helpers.sandbox.Outcome agrees with this one, as same_outcome decides for two results."""
         if self.raised is not None or outcome.error is not None:
             if self.raised is None or outcome.error is None or type(outcome.error).__name__ != self.raised[0]:
                 return False
@@ -251,10 +251,14 @@ def _keystream(key, length):
     return b"".join(blocks)[:length]
 
 
+def _xor(data, key):
+    """`data` XORed with a SHA-256 stream of `key`: the same call seals and opens."""
+    return bytes(a ^ b for a, b in zip(data, _keystream(key, len(data)), strict=True))
+
+
 def seal_text(text, key):
-    """`text` XORed with a SHA-256 stream of `key`, as hex: readable only by one who can give the key."""
-    data = text.encode()
-    return bytes(a ^ b for a, b in zip(data, _keystream(key, len(data)), strict=True)).hex()
+    """`text` sealed with `key`, as hex: readable only by one who can give the key."""
+    return _xor(text.encode(), key).hex()
 
 
 class SealedText:
@@ -267,8 +271,7 @@ class SealedText:
     def opened(self, expected, outcomes):
         """The text, given the mistake's SealedOutcomes and the student's outcomes that agree with them."""
         key = self.salt + "|".join(e.fingerprint(o) for e, o in zip(expected, outcomes, strict=True))
-        data = bytes.fromhex(self.sealed)
-        return bytes(a ^ b for a, b in zip(data, _keystream(key, len(data)), strict=True)).decode(errors="replace")
+        return _xor(bytes.fromhex(self.sealed), key).decode(errors="replace")
 
 
 class Recorded:
@@ -283,10 +286,6 @@ class Recorded:
             if _same_arguments(stored, args):
                 return outcome
         raise ValueError(f"{self.key}: the sealed key knows its reference on the exercise's own cases only")
-
-
-def _copied(args):
-    return diagnosis.copied(args)
 
 
 def _same_arguments(a, b):
@@ -361,12 +360,14 @@ def _seal_code(exercise, salt):
             return record
         cases = exercise.cases()
         record["cases"] = cases
-        record["reference"] = [seal_outcome(exercise.reference, _copied(args), salt) for _, args in cases]
+        record["reference"] = [seal_outcome(exercise.reference, sandbox.copied(args), salt) for _, args in cases]
         record["mistakes"] = []
         for mistake in exercise.mistakes:
-            outcomes = [seal_outcome(mistake.function, _copied(args), salt) for _, args in cases]
+            outcomes = [seal_outcome(mistake.function, sandbox.copied(args), salt) for _, args in cases]
             key = salt + "|".join(
-                SealedOutcome(sealed, salt).fingerprint(diagnosis.call(mistake.function, _copied(args), quiet=True))
+                SealedOutcome(sealed, salt).fingerprint(
+                    sandbox.call(mistake.function, sandbox.copied(args), quiet=True)
+                )
                 for sealed, (_, args) in zip(outcomes, cases, strict=True)
             )
             record["mistakes"].append((seal_text(mistake.title, key), seal_text(mistake.fix, key), outcomes))

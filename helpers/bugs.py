@@ -281,8 +281,30 @@ CATALOGUE = (
         "split the 3H pre-activations as r, z, n = a.chunk(3, dim=-1)",
         lambda module, packed: module.mode == "GRU",
     ),
+    Bug(
+        "loop_stops_early",
+        "the loop stops one step early: range(T - 1) never computes t = T - 1, so output[T - 1] stays zero and "
+        "h_n is the state of t = T - 2",
+        "loop over every step: for t in range(T)",
+    ),
+    Bug(
+        "backward_stops_early",
+        "the backward loop stops before t = 0: range(T - 1, 0, -1) never computes it, so the backward half of "
+        "output[0] stays zero and its h_n is the state of t = 1",
+        "run the backward direction over every step: for t in range(T - 1, -1, -1)",
+        _bidirectional,
+    ),
+    Bug(
+        "layer_0_weights_everywhere",
+        "every layer uses layer 0's weights (weight_ih_l0, weight_hh_l0, ...), not its own",
+        "read layer k's own weights: getattr(module, f'weight_ih_l{k}'), and so on for each of them",
+        _stacked,
+    ),
 )
 BUGS = {bug.name: bug for bug in CATALOGUE}
+# Bugs that leave every value right and change only the gradients: helpers.diagnose compares
+# gradients with these, not values.
+GRADIENT_BUGS = ("state_detached", "state_detached_before_step")  # h = h_new.detach(); h_prev = h.detach()
 
 
 def run(module, input, hx=None, bug=None):
@@ -369,7 +391,8 @@ def _initial(module, hx, batched, B, dtype):
 def _direction(module, where, layer_input, state, lengths, bug):
     """One direction of one layer: its states in time order (T, B, H), and its final (h, c)."""
     layer, direction = where
-    W_ih, W_hh, b_ih, b_hh, W_hr = _weights(module, layer, 0 if bug == "reverse_weights_unused" else direction)
+    weights_of = 0 if bug == "layer_0_weights_everywhere" else layer
+    W_ih, W_hh, b_ih, b_hh, W_hr = _weights(module, weights_of, 0 if bug == "reverse_weights_unused" else direction)
     if bug in ("bias_ih_missing", "biases_missing"):
         b_ih = None
     if bug in ("bias_hh_missing", "biases_missing"):
@@ -379,12 +402,16 @@ def _direction(module, where, layer_input, state, lengths, bug):
     T = layer_input.shape[0]
     backward = where[1] == 1
     times = list(range(T - 1, -1, -1) if backward and bug != "not_reversed" else range(T))
+    if (bug == "backward_stops_early" and backward) or (bug == "loop_stops_early" and not backward):
+        times = times[:-1]  # range(T - 1, 0, -1) or range(T - 1): the direction's last step never computed
     h, c = state
     h_0, c_0 = state
     per_step = [None] * T
     for t in times:
         h_prev = {"h_prev_zero": torch.zeros_like(h), "h_0_every_step": h_0}.get(bug, h)
         c_prev = c_0 if bug == "cell_not_carried" else c
+        if bug == "state_detached_before_step":  # the same values; the gradient stops at every step
+            h_prev, c_prev = h_prev.detach(), c_prev.detach()
         untransposed = {"W_ih_not_transposed": "ih", "W_hh_not_transposed": "hh", "weights_not_transposed": "ihhh"}
         x_part = layer_input[t] @ (W_ih if "ih" in untransposed.get(bug, "") else W_ih.T)  # (B, G*H)
         h_part = h_prev @ (W_hh if "hh" in untransposed.get(bug, "") else W_hh.T)  # (B, G*H)
@@ -405,9 +432,10 @@ def _direction(module, where, layer_input, state, lengths, bug):
             h_new = torch.where(valid, h_new, h)
             c_new = torch.where(valid, c_new, c)
         per_step[t] = stored
-        h, c = h_new, c_new
+        h, c = (h_new.detach(), c_new.detach()) if bug == "state_detached" else (h_new, c_new)
     if backward and bug == "backward_not_realigned":
         per_step = per_step[::-1]  # the state of step T-1 first, as the loop produced them
+    per_step = [torch.zeros_like(h) if s is None else s for s in per_step]  # a step never computed stays zero
     return torch.stack(per_step), h, c
 
 

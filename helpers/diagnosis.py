@@ -1,39 +1,36 @@
 """Check a student's own recurrent layer against torch, and say where and why it departs.
 
 `diagnose(fn, module, input, hx)` runs `fn(module, input, hx)`, a student's re-implementation
-of `module(input, hx)`, on the given input and on probes it designs: copies of the layer with
-all but one term zeroed, a nonzero initial state, a single step, another batch, each layer
-alone. It prints ✓, or the first place the result departs (output, h_n or c_n; layer,
-direction, time step, batch item and unit) and the catalogued bug (helpers.bugs) whose result
-equals the student's on every probe, with its fix. It never raises: an error inside `fn` is
-shown at the student's own line, a call that runs longer than TIME_LIMIT seconds is stopped.
-The student's module, input and random state are left as they were. Introduced in
-notebooks/02_feature_vectors.ipynb.
+of `module(input, hx)`: once on the given input as the student's own cell would (autograd on),
+comparing values, dtype and gradients with torch's; then on probes it designs: copies of the
+layer with all but one term zeroed, a nonzero initial state, a single step, another input, each
+layer alone, and larger seeded random layers (hidden_size >= 3 and unlike input_size, a batch of
+3 or more, 4 steps or more, 3 layers where layers matter). It prints ✓, or the first place the
+result departs (output, h_n or c_n; layer, direction, time step, batch item and unit) and the
+catalogued bug (helpers.bugs) whose result equals the student's on every probe, with its fix;
+and whatever the function changed that it should have left alone (helpers.sandbox). It never
+raises: an error inside `fn` is shown at the student's own line, and all its runs together get
+one time limit. The student's module, input and torch's settings are left as they were.
+Introduced in notebooks/02_feature_vectors.ipynb.
 """
 
-import contextlib
 import copy
 import inspect
-import io
-import linecache
 import re
-import signal
-import sys
-import threading
-import time
-import traceback
 from dataclasses import dataclass
 
 import torch
 from torch import Tensor, nn
-from torch.nn.utils.rnn import PackedSequence, pad_packed_sequence
+from torch.nn.utils.rnn import PackedSequence, pack_padded_sequence, pad_packed_sequence
 
 from helpers import bugs
-from helpers._validate import _package, check_input, check_module, check_packed, check_states
+from helpers._validate import check_input, check_module, check_packed, check_states
 from helpers.checks import Verdict
+from helpers.sandbox import Outcome, Sandbox, TooSlow, copied, raised, too_slow
 
-TIME_LIMIT = 5.0  # seconds one call of the student's function may run before it is stopped
 ATOL, RTOL = 1e-5, 1e-4  # a student's float32 arithmetic may round differently from torch's
+GRAD_ATOL, GRAD_RTOL = 1e-4, 1e-3  # gradients sum over every step: more room for rounding
+RANDOM_PROBES = 2  # seeded random layers beyond the fixed probes
 
 
 class Diagnosis(Verdict):
@@ -41,7 +38,7 @@ class Diagnosis(Verdict):
 
     def __init__(self, ok, line, status, **facts):
         super().__init__(ok, line)
-        self.status = status  # "right", "not written", "wrong", "raised", "too slow", "cannot check"
+        self.status = status  # "right", "not written", "wrong", "side effect", "raised", "too slow", "cannot check"
         self.probe = facts.get("probe")  # the input on which it departs ("your input" or a probe's description)
         self.part = facts.get("part")  # "output", "h_n" or "c_n"
         self.index = facts.get("index")  # the first departing entry of that part, as a tuple
@@ -54,6 +51,7 @@ class Diagnosis(Verdict):
         self.expected = facts.get("expected")  # torch's value there
         self.bug = facts.get("bug")  # the catalogued helpers.bugs.Bug that explains it, or None
         self.error = facts.get("error")  # the student's exception, "Type: message", or None
+        self.changed = facts.get("changed", [])  # what the function changed that it should have left alone
 
 
 def diagnose(fn, module, input, hx=None, *, name=None):
@@ -82,48 +80,139 @@ class Probe:
     layer: int | None = None  # a probe of one layer alone: which layer of the student's module
 
 
-@dataclass(frozen=True)
-class Outcome:
-    """What one call returned, or the error it raised."""
-
-    value: object = None
-    error: BaseException | None = None
-    where: str = ""  # the student's line that raised, "line 6, in my_rnn: h = ..."
-
-
 def _diagnose(fn, module, input, hx, name):
     problem = _argument_problem(fn, module, input, hx, name)
     if problem:
         return Diagnosis(False, f"✗ {name}: cannot check: {problem}", "cannot check")
-    with torch.random.fork_rng(devices=[]), torch.no_grad():
-        probes = _probes(module, input, hx)
-        first = call(fn, (copy.deepcopy(module), copied(input), copied(hx)))
+    sandbox = Sandbox()
+    with torch.random.fork_rng(devices=[]):
+        with torch.no_grad():
+            probes = _probes(module, input, hx)
+        first = sandbox.run(fn, (module, input, hx), grad=True)  # as the student's own cell runs it
         if first.error is None and first.value is None:
             returns = "(output, (h_n, c_n))" if module.mode == "LSTM" else "(output, h_n)"
             who = "it" if name == getattr(fn, "__name__", None) else getattr(fn, "__name__", "your function")
             line = f"… {name}: not written yet ({who} returns None). Write it, return {returns} as the layer does, and run the cell again."
             return Diagnosis(False, line, "not written")
         if isinstance(first.error, TooSlow):
-            return Diagnosis(False, f"✗ {name}: {too_slow(first)}", "too slow", probe="your input")
-        outcomes = [first] + [
-            call(fn, (copy.deepcopy(p.module), copied(p.input), copied(p.hx)), quiet=True) for p in probes[1:]
-        ]
-        expected = [p.module(p.input, p.hx) for p in probes]
-        findings = [_departure(o, e, p) for o, e, p in zip(outcomes, expected, probes)]
+            return Diagnosis(False, f"✗ {name}: {too_slow(first, sandbox)}", "too slow", probe="your input")
+        outcomes = [first]
+        with torch.no_grad():
+            for p in probes[1:]:
+                outcomes.append(sandbox.run(fn, (p.module, p.input, p.hx), quiet=True))
+            expected = [p.module(p.input, p.hx) for p in probes]
+        findings = [_departure(o, e, p, sandbox) for o, e, p in zip(outcomes, expected, probes)]
         failing = [i for i, f in enumerate(findings) if f is not None]
+        changed = list(dict.fromkeys(c for o in outcomes for c in o.changed))  # each once, in order
         if not failing:
-            kind = {"RNN_TANH": "nn.RNN", "RNN_RELU": "nn.RNN", "LSTM": "nn.LSTM", "GRU": "nn.GRU"}[module.mode]
-            labels = ", ".join(_label(p) for p in probes[1:])
-            line = f"✓ {name} matches {kind} on your input and on {len(probes) - 1} probes ({labels})."
-            return Diagnosis(True, line, "right")
-        bug, matched = _likely_bug(outcomes, probes, failing[0])
-        return _report(name, probes, outcomes, findings, failing, bug, matched)
+            gradients = _gradient_problem(first, probes[0])
+            if gradients is None and not changed:
+                kind = {"RNN_TANH": "nn.RNN", "RNN_RELU": "nn.RNN", "LSTM": "nn.LSTM", "GRU": "nn.GRU"}[module.mode]
+                labels = ", ".join(_label(p) for p in probes[1:])
+                line = f"✓ {name} matches {kind} on your input (values, dtype and gradients) and on {len(probes) - 1} probes ({labels})."
+                return Diagnosis(True, line, "right")
+            lines = [f"✗ {name}: not yet. Its values match torch's on every probe, but:"]
+            lines += [f"  {gradients}" for _ in [0] if gradients] + [f"  {c}." for c in changed]
+            status = "wrong" if gradients else "side effect"
+            return Diagnosis(False, "\n".join(lines), status, probe="your input", changed=changed)
+        bug, matched, others = _likely_bug(outcomes, probes, failing[0])
+        return _report(name, fn, probes, outcomes, findings, failing, (bug, matched, others), changed)
+
+
+def _gradient_problem(outcome, probe):
+    """What is wrong with the gradients through the student's result on their own input, in words; None when right.
+
+    Both results are reduced to one number by the same seeded random weights (a stand-in loss), and
+    the gradient with respect to every parameter is compared, as training would see it.
+    """
+    mine_module = outcome.arguments[0]
+    names = [n for n, p in mine_module.named_parameters() if p.requires_grad]
+    if not names:
+        return None
+    theirs_module = copy.deepcopy(probe.module)
+    with torch.enable_grad():
+        theirs = _result_parts(theirs_module(copied(probe.input), copied(probe.hx)), probe)
+    mine = _result_parts(outcome.value, probe)
+    if not any(part.requires_grad for part in mine):
+        return (
+            "its result carries no gradient (requires_grad is False): it was computed from .data, .detach(), "
+            ".item(), .numpy(), torch.tensor(...) of values, or inside torch.no_grad(), so training could not "
+            "learn through it. Compute it with torch operations on the layer's own parameters."
+        )
+    generator = torch.Generator().manual_seed(0)
+    weights = [torch.randn(part.shape, generator=generator, dtype=part.dtype) for part in theirs]
+    mine_params = [dict(mine_module.named_parameters())[n] for n in names]
+    theirs_params = [dict(theirs_module.named_parameters())[n] for n in names]
+    try:
+        mine_loss = sum((part * w).sum() for part, w in zip(mine, weights) if part.requires_grad)
+        mine_grads = torch.autograd.grad(mine_loss, mine_params, allow_unused=True)
+    except RuntimeError as error:
+        return (
+            f"computing gradients through its result raised RuntimeError: {str(error).splitlines()[0]} "
+            "Something autograd still needs was changed in place (h += ..., h[...] = ..., .add_()): "
+            "write h = h + ... and collect the steps in a list, then torch.stack them."
+        )
+    theirs_grads = torch.autograd.grad(sum((p * w).sum() for p, w in zip(theirs, weights)), theirs_params)
+    for name, mine_grad, theirs_grad in zip(names, mine_grads, theirs_grads):
+        mine_grad = torch.zeros_like(theirs_grad) if mine_grad is None else mine_grad
+        close = torch.isclose(mine_grad.double(), theirs_grad.double(), rtol=GRAD_RTOL, atol=GRAD_ATOL)
+        if bool(close.all()):
+            continue
+        index = tuple((~close).nonzero()[0].tolist())
+        at = f"{name}[{', '.join(map(str, index))}]"
+        detached = any(
+            other is not None
+            and all(
+                torch.allclose(m if m is not None else torch.zeros_like(d), d, rtol=GRAD_RTOL, atol=GRAD_ATOL)
+                for m, d in zip(mine_grads, other)
+            )
+            for other in (_detached_gradients(probe, names, bug) for bug in bugs.GRADIENT_BUGS)
+        )
+        cause = (
+            "the state is detached between steps (h.detach(), h.data, or a new tensor made from its values): "
+            "the gradient stops at each step instead of flowing back through time. Carry h itself from step to step."
+            if detached
+            else "something cuts or bends the path from the parameters to the result: a .detach() or .data, a value "
+            "rebuilt with torch.tensor(...) or .item(), or an in-place change."
+        )
+        return (
+            f"the values are right, the gradients are not: the gradient with respect to {at} is "
+            f"{mine_grad[index].item():.4f} through yours, {theirs_grad[index].item():.4f} through torch's. "
+            f"Most likely {cause} Values alone cannot show this; training would."
+        )
+    return None
+
+
+def _detached_gradients(probe, names, bug):
+    """The gradients of the stand-in loss through the layer with a gradient bug of helpers.bugs (a detached state)."""
+    module = copy.deepcopy(probe.module)
+    params = [dict(module.named_parameters())[n] for n in names]
+    try:
+        with torch.enable_grad():
+            parts = _result_parts(bugs.run(module, copied(probe.input), copied(probe.hx), bug), probe)
+            generator = torch.Generator().manual_seed(0)
+            weights = [torch.randn(part.shape, generator=generator, dtype=part.dtype) for part in parts]
+            return torch.autograd.grad(sum((p * w).sum() for p, w in zip(parts, weights)), params, allow_unused=True)
+    except RuntimeError:
+        return None
+
+
+def _result_parts(value, probe):
+    """A layer's result as its tensors, [output (padded when packed), h_n, c_n for nn.LSTM]."""
+    output, states = value
+    if isinstance(output, PackedSequence):
+        output = pad_packed_sequence(output, batch_first=probe.module.batch_first)[0]
+    states = list(states) if isinstance(states, (tuple, list)) else [states]
+    return [output, *states]
 
 
 def _argument_problem(fn, module, input, hx, name):
     """What keeps diagnose from running: not a function, not a layer, an input that does not fit; else None."""
+    own = name == getattr(fn, "__name__", None) or "." not in name  # diagnose(...), not check_code(key, ...)
+    call = f"diagnose({getattr(fn, '__name__', 'my_rnn')}, rnn, x)" if own else f"check_code({name!r}, your_function)"
     if not callable(fn):
-        return f"the first argument must be your function, e.g. diagnose(my_rnn, rnn, x); got a {type(fn).__name__}."
+        what = "the first argument must be your function" if own else "pass your function itself"
+        return f"{what}, e.g. {call}; got a {type(fn).__name__}."
     try:
         check_module(module)
         if isinstance(input, PackedSequence):
@@ -133,7 +222,7 @@ def _argument_problem(fn, module, input, hx, name):
             batch = input.shape[0 if module.batch_first else 1] if check_input(module, input) else None
         check_states(module, hx, batch, module.weight_ih_l0.dtype)
     except (TypeError, ValueError) as error:
-        return str(error).replace("unroll", "diagnose")
+        return _in_diagnose_words(str(error))
     try:
         inspect.signature(fn).bind(module, input, hx)
     except TypeError:
@@ -141,6 +230,18 @@ def _argument_problem(fn, module, input, hx, name):
     except ValueError:  # a builtin without a signature: let the call tell
         pass
     return None
+
+
+def _in_diagnose_words(message):
+    """An argument check's message (written for unroll) as it reads for diagnose: calls keep the student's function."""
+    message = re.sub(r"unroll\((model\.\w+|rnn|module), ", r"diagnose(my_rnn, \1, ", message)
+    message = message.replace(
+        "unroll's first argument is the recurrent layer, the second the input: unroll(module, input, hx=None). "
+        "It got a tensor as its first argument.",
+        "diagnose takes your function, the layer, then the input: diagnose(my_rnn, module, input, hx=None). "
+        "It got a tensor where the layer goes.",
+    )
+    return message.replace("unroll re-computes", "diagnose checks").replace("unroll", "diagnose")
 
 
 # Probes: the given input, then inputs that make one kind of bug show.
@@ -207,7 +308,56 @@ def _probes(module, input, hx):
         )
     if module.num_layers > 1:
         probes += [_layer_alone(module, input, hx, layer) for layer in range(module.num_layers)]
+    probes += [_larger(module, input, seed) for seed in range(1 + RANDOM_PROBES)]
     return probes
+
+
+def _larger(module, input, seed):
+    """A new seeded random layer like `module`, large enough that no coincidence of sizes hides a bug, and its input.
+
+    hidden_size >= 3 and unlike input_size, 3 layers where the module has more than one, a batch of
+    3 or more (distinct lengths when packed) and 4 steps or more. Seed 0 is the smallest such layer,
+    with no h_0; the others draw their sizes and a nonzero h_0.
+    """
+    generator = torch.Generator().manual_seed(1000 + seed)
+
+    def pick(low, high):
+        return int(torch.randint(low, high + 1, (1,), generator=generator))
+
+    packed = isinstance(input, PackedSequence)
+    batched = packed or input.dim() == 3
+    dtype = module.weight_ih_l0.dtype
+    H = max(3, module.hidden_size) if seed == 0 else pick(3, 6)
+    H += H == module.input_size
+    L = 1 if module.num_layers == 1 else max(3, module.num_layers)
+    B, T = (3, 4) if seed == 0 else (pick(3, 5), pick(5, 7))
+    options = {"bias": module.bias, "batch_first": module.batch_first, "bidirectional": module.bidirectional}
+    if module.mode.startswith("RNN"):
+        options["nonlinearity"] = module.nonlinearity
+    if module.mode == "LSTM" and module.proj_size:
+        options["proj_size"] = min(module.proj_size, H - 1)
+    torch.manual_seed(1000 + seed)  # inside diagnose's fork_rng: the student's generator is put back
+    larger = type(module)(module.input_size, H, num_layers=L, **options).to(dtype).eval()
+    x = torch.randn(T, B, module.input_size, generator=generator, dtype=dtype)  # (seq_len, batch, input_size)
+    what = f"hidden_size={H}" + (f", {L} layers" if L > 1 else "")
+    if packed:
+        lengths = torch.cat([torch.tensor([T]), 1 + torch.randperm(T - 1, generator=generator)[: B - 1]])
+        enforce_sorted = input.sorted_indices is None
+        lengths = (
+            lengths.sort(descending=True).values if enforce_sorted else lengths[torch.randperm(B, generator=generator)]
+        )
+        probe_input = pack_padded_sequence(x, lengths, enforce_sorted=enforce_sorted)
+        what += f", a batch of {B} packed with lengths {lengths.tolist()}"
+    elif batched:
+        probe_input = x.transpose(0, 1) if module.batch_first else x
+        what += f", a batch of {B}, {T} steps"
+    else:
+        probe_input = x[:, 0]
+        what += f", {T} steps"
+    probe_hx = None if seed == 0 else _random_state(larger, B if batched else None, generator)
+    if seed == 0:
+        return Probe(f"a larger layer (seeded random weights): {what}", larger, probe_input)
+    return Probe(f"random layer {seed} (seeded): {what}, a nonzero h_0", larger, probe_input, probe_hx)
 
 
 def _random_state(module, batch, generator):
@@ -264,95 +414,6 @@ def _rows(hx, rows):
     return hx[rows]
 
 
-def copied(value):
-    """A copy of a tensor, a PackedSequence or a tuple of them, so the student's code cannot change the original."""
-    if isinstance(value, Tensor):
-        return value.clone()
-    if isinstance(value, PackedSequence):
-        return PackedSequence(value.data.clone(), value.batch_sizes, value.sorted_indices, value.unsorted_indices)
-    if isinstance(value, (tuple, list)):
-        return type(value)(copied(v) for v in value)
-    return value
-
-
-# Running the student's code: a time limit, their own line when it raises.
-
-
-class TooSlow(BaseException):
-    """Raised inside a student's function that runs longer than TIME_LIMIT (a BaseException, so `except Exception` lets it through)."""
-
-
-def call(fn, args, quiet=False):
-    """fn(*args) as an Outcome: its value, or its exception and the student's line that raised it.
-
-    `quiet` hides what fn prints (the probes after the first). A call longer than TIME_LIMIT is stopped.
-    """
-    output = io.StringIO() if quiet else None
-    try:
-        with _time_limit(TIME_LIMIT), contextlib.redirect_stdout(output) if quiet else contextlib.nullcontext():
-            return Outcome(value=fn(*args))
-    except (Exception, SystemExit, TooSlow) as error:  # not KeyboardInterrupt: the student's stop button
-        return Outcome(error=error, where=_student_line(error))
-
-
-@contextlib.contextmanager
-def _time_limit(seconds):
-    """Raise TooSlow in the code running inside after `seconds`: by a timer signal where there is one, else by tracing."""
-    if hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread():
-
-        def stop(signum, frame):
-            raise TooSlow
-
-        previous = signal.signal(signal.SIGALRM, stop)
-        signal.setitimer(signal.ITIMER_REAL, seconds)
-        try:
-            yield
-        finally:
-            signal.setitimer(signal.ITIMER_REAL, 0)
-            signal.signal(signal.SIGALRM, previous)
-        return
-    deadline = time.monotonic() + seconds
-
-    def tracer(frame, event, arg):
-        if time.monotonic() > deadline:
-            raise TooSlow
-        return tracer
-
-    previous = sys.gettrace()
-    sys.settrace(tracer)
-    try:
-        yield
-    finally:
-        sys.settrace(previous)
-
-
-def _student_line(error):
-    """'line 6, in my_rnn: h = x @ W' for the innermost frame of the student's own code ('' when none)."""
-    frames = [
-        f for f in traceback.walk_tb(error.__traceback__) if _package(f[0]) not in ("helpers", "torch", "contextlib")
-    ]
-    if not frames:
-        return ""
-    frame, lineno = frames[-1]
-    source = linecache.getline(frame.f_code.co_filename, lineno, frame.f_globals).strip()
-    return f"line {lineno}, in {frame.f_code.co_name}" + (f": {source}" if source else "")
-
-
-def too_slow(outcome):
-    """The message for a call stopped at the time limit."""
-    where = f" It was at {outcome.where}." if outcome.where else ""
-    return (
-        f"stopped after {TIME_LIMIT:g} seconds (the time limit of one call).{where} "
-        "A loop that never ends? Each loop should run once per time step, layer or direction."
-    )
-
-
-def raised(outcome):
-    """'RuntimeError at line 6, in my_rnn: h = ...\\n  mat1 and mat2 shapes cannot be multiplied (3x2 and 4x2)'."""
-    where = f" at {outcome.where}" if outcome.where else ""
-    return f"raised {type(outcome.error).__name__}{where}\n  {outcome.error}"
-
-
 def same_outcome(a, b):
     """True when two outcomes agree: equal values (within ATOL), or the same error with the same sizes in its message."""
     if a.error is not None or b.error is not None:
@@ -402,12 +463,13 @@ class Departure:
     got: float | None = None
     expected: float | None = None
     first_step: bool = False  # the first step its direction computes
+    last_step: bool = False  # the last step its direction computes
 
 
-def _departure(outcome, expected, probe):
+def _departure(outcome, expected, probe, sandbox=None):
     """Where `outcome` departs from torch's `expected` result on `probe`, or None when it does not."""
     if outcome.error is not None:
-        return Departure(raised(outcome) if not isinstance(outcome.error, TooSlow) else too_slow(outcome))
+        return Departure(raised(outcome) if not isinstance(outcome.error, TooSlow) else too_slow(outcome, sandbox))
     module = probe.module
     lstm = module.mode == "LSTM"
     got = outcome.value
@@ -437,6 +499,13 @@ def _departure(outcome, expected, probe):
             )
         if mine.shape != theirs.shape:
             return Departure(_shape_problem(part, mine, theirs, module, probe.input), part=part)
+        if mine.dtype != theirs.dtype:
+            return Departure(
+                f"{part} is {mine.dtype}; torch's is {theirs.dtype}, the dtype of the layer's weights. Something in "
+                "your code makes another dtype: torch.tensor(...) of Python numbers, torch.zeros(..., dtype=...), "
+                ".double() or .float(); make new tensors with dtype=input.dtype",
+                part=part,
+            )
         padded[part] = (mine, theirs)
     return _first_wrong_entry(padded, module, probe)
 
@@ -472,6 +541,7 @@ def _first_wrong_entry(padded, module, probe):
             index, direction, t, batch, unit = found
             T = theirs.shape[1 if batched and module.batch_first else 0]
             first_step = t == (T - 1 if direction else 0)
+            last_step = t == (0 if direction else T - 1)
             layer = probe.layer if probe.layer is not None else L - 1
             step = f"time step {t + 1} (t = {t})"
             where = f"layer {layer}{' (the top)' if L > 1 and probe.layer is None else ''}, {_direction(direction, D)}, {step}"
@@ -482,6 +552,7 @@ def _first_wrong_entry(padded, module, probe):
                 "batch": batch,
                 "unit": unit,
                 "first_step": first_step,
+                "last_step": last_step,
             }
             return _entry("output", index, mine, theirs, where, **facts)
     return None
@@ -571,33 +642,43 @@ def _what(value):
 
 
 def _likely_bug(outcomes, probes, headline):
-    """The catalogued bug whose result equals the student's on the most probes, and on how many of them.
+    """(the catalogued bug whose result equals the student's on the most probes, on how many, other bugs that fit as well).
 
-    A bug must match the first probe the student's function fails; the first bug in the catalogue wins a tie.
+    A bug must match the first probe the student's function fails. Where several bugs match every
+    probe, all of them are returned: the report names each, since the probes cannot tell them apart.
     """
     module, input = probes[0].module, probes[0].input
     packed = isinstance(input, PackedSequence)
-    best, best_count = None, 0
+    best, best_count, ties = None, 0, []
     order = [headline] + [i for i in range(len(probes)) if i != headline]
     for bug in bugs.CATALOGUE:
         if not bug.applies(module, packed):
             continue
         count = 0
         for i in order:
-            mutant = call(bugs.run, (probes[i].module, probes[i].input, probes[i].hx, bug.name))
+            mutant = _engine_outcome(probes[i], bug.name)
             if not same_outcome(outcomes[i], mutant):
                 if i == headline:
                     break
                 continue
             count += 1
-        if count == len(probes):
-            return bug, count
-        if count > best_count:
+        if count == len(probes) and best_count == len(probes):
+            ties.append(bug)
+        elif count > best_count:
             best, best_count = bug, count
-    return best, best_count
+    return best, best_count, ties
 
 
-def _report(name, probes, outcomes, findings, failing, bug, matched):
+def _engine_outcome(probe, bug):
+    """What the layer with the catalogued bug `bug` returns on `probe` (helpers.bugs.run), as an Outcome."""
+    try:
+        return Outcome(value=bugs.run(probe.module, probe.input, probe.hx, bug))
+    except Exception as error:
+        return Outcome(error=error)
+
+
+def _report(name, fn, probes, outcomes, findings, failing, likely, changed):
+    bug, matched, ties = likely
     headline = failing[0]
     probe = probes[headline]
     departure = findings[headline]
@@ -620,24 +701,62 @@ def _report(name, probes, outcomes, findings, failing, bug, matched):
         lines.append(f"  it {departure.text}" if raised_or_stopped else f"  {departure.text}")
         if "shape" in departure.text and error is not None:
             lines.append(f"  your layer: {_sizes(probes[headline])}")
-    if bug is not None and matched == len(probes):
+    free = _notebook_names(fn) if headline != 0 else []
+    if bug is not None and matched == len(probes) and ties:
+        lines.append("  the probes cannot tell these apart; most likely one of them:")
+        for one in (bug, *ties):
+            lines.append(f"  - {one.title}; fix: {one.fix}.")
+    elif bug is not None and matched == len(probes):
         lines.append(f"  most likely: {bug.title}.")
         lines.append(f"  fix: {bug.fix}.")
+    elif free:
+        lines.append(
+            f"  most likely: it reads {_listed([f'`{n}`' for n in free])} from the notebook, not from its arguments, "
+            "so on another layer or input it still computes with the notebook's."
+        )
+        lines.append("  fix: use only what the function is given: module, input and hx.")
     elif bug is not None:
         lines.append(f"  possibly: {bug.title} (it explains {matched} of the {len(probes)} checks).")
         lines.append(f"  fix: {bug.fix}.")
     else:
-        lines.append(f"  hint: {_generic_hint(departure, probe, error, probes, failing)}")
+        lines.append(f"  hint: {_generic_hint(departure, probe, outcomes[headline], probes, failing)}")
         passed = {i: i not in failing for i in range(len(probes))}
         if len(failing) < len(probes):  # which probes pass says which term is wrong
             marks = [f"{_label(p)} {'✓' if passed[i] else '✗'}" for i, p in enumerate(probes)]
             lines.append("  checks: " + " · ".join(marks))
+    lines += [f"  also: {c}." for c in changed]
     facts = {
         k: getattr(departure, k)
         for k in ("part", "index", "layer", "direction", "t", "batch", "unit", "got", "expected")
     }
     error_text = None if error is None else f"{type(error).__name__}: {error}"
-    return Diagnosis(False, "\n".join(lines), status, probe=probe.description, bug=bug, error=error_text, **facts)
+    return Diagnosis(
+        False, "\n".join(lines), status, probe=probe.description, bug=bug, error=error_text, changed=changed, **facts
+    )
+
+
+def _notebook_names(fn):
+    """The names of tensors, layers and packed sequences that `fn` reads from the notebook instead of its arguments."""
+    code = getattr(fn, "__code__", None)
+    if code is None:
+        return []
+    names, stack = set(), [code]
+    while stack:  # the function's own code and that of functions defined inside it
+        current = stack.pop()
+        names.update(current.co_names)
+        stack += [c for c in current.co_consts if inspect.iscode(c)]
+    scope = dict(getattr(fn, "__globals__", {}))
+    for cell_name, cell in zip(code.co_freevars, getattr(fn, "__closure__", None) or ()):
+        try:
+            scope[cell_name] = cell.cell_contents
+        except ValueError:  # an empty cell
+            continue
+        names.add(cell_name)
+    return sorted(n for n in names if isinstance(scope.get(n), (Tensor, nn.Module, PackedSequence)))
+
+
+def _listed(words):
+    return words[0] if len(words) == 1 else f"{', '.join(words[:-1])} and {words[-1]}"
 
 
 def _sizes(probe):
@@ -666,18 +785,26 @@ def _label(probe):
         ("a nonzero initial", "nonzero h_0"),
         ("a single time step", "one step"),
         ("another input", "another input"),
+        ("a larger layer", "larger layer"),
     ):
         if text.startswith(start):
             return label
-    return text.split(",")[0]
+    return text.split(",")[0].split(" (")[0]
 
 
-def _generic_hint(departure, probe, error, probes, failing):
+def _generic_hint(departure, probe, outcome, probes, failing):
     """What to look at, from where the result departs, when no catalogued bug explains it."""
+    error = outcome.error
+    if error is not None and "in-place operation" in str(error):
+        return (
+            "it changes in place a tensor that autograd needs (a parameter, or a state saved for the gradient): "
+            "write h = h + ..., not h += ...; never write into the layer's weights."
+        )
     if error is not None and "shape" in departure.text:
         return "compare the shapes in the message with your layer's, printed above."
     if error is not None:
-        return "the message above says what went wrong, at the line shown."
+        at = ", at the line shown" if outcome.where else ""
+        return f"the message above says what went wrong{at}."
     if departure.index is None:
         returns = "(output, (h_n, c_n))" if probe.module.mode == "LSTM" else "(output, h_n)"
         return f"return what the layer returns, {returns}, as tensors shaped like torch's."
@@ -687,10 +814,15 @@ def _generic_hint(departure, probe, error, probes, failing):
     if departure.part == "output" and departure.t is not None:
         if departure.first_step:
             return "the very first step already differs: check that step's equation term by term."
+        if departure.last_step:
+            return (
+                "every step before it matches; the last step this direction computes does not: does the loop stop "
+                "one step early? range(T - 1) never reaches t = T - 1, range(T - 1, 0, -1) never reaches t = 0."
+            )
         return "the first steps match, a later one does not: check how the state is carried from step to step."
     if departure.part == "c_n":
         return "output and h_n match but c_n does not: return the final cell state of every layer and direction."
     return "output matches but the final states do not: check which step's state you return, and in which row."
 
 
-__all__ = ["ATOL", "TIME_LIMIT", "Diagnosis", "diagnose"]
+__all__ = ["ATOL", "Diagnosis", "diagnose"]

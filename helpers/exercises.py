@@ -41,6 +41,7 @@ import torch
 from helpers import answer_key, attempts, diagnosis
 from helpers.checks import report
 from helpers.exercise_types import CodeExercise, Exercise, SealedExercise
+from helpers.sandbox import Outcome, Sandbox, TooSlow, raised, too_slow
 from helpers.solutions import BY_KEY
 
 LONGEST_LIST = 10_000  # a longer integer tensor stays a tensor: no list answer is that long
@@ -103,30 +104,71 @@ def _examine(exercise, fn):
             f"✗ {key}: pass your function itself, e.g. check_code({key!r}, {name}); got a {type(fn).__name__}.",
         )
     cases = _quietly(exercise.cases)
+    sandbox = Sandbox()
     with torch.random.fork_rng(devices=[]):
-        outcomes = [diagnosis.call(fn, diagnosis.copied(args), quiet=i > 0) for i, (_, args) in enumerate(cases)]
-        expected = [diagnosis.Outcome(exercise.reference(*diagnosis.copied(args))) for _, args in cases]
+        outcomes = []
+        for i, (_, args) in enumerate(cases):  # the first as the student's own cell runs it: autograd on
+            outcomes.append(sandbox.run(fn, args, quiet=i > 0, grad=True if i == 0 else None))
+        expected = [Outcome(exercise.reference(*_copies(args))) for _, args in cases]
         if outcomes[0].error is None and outcomes[0].value is None:
             return (
                 False,
                 f"… {key}: not written yet ({name} returns None). Write it, return {exercise.returns}, and run the cell again.",
             )
         failing = [i for i, (o, e) in enumerate(zip(outcomes, expected)) if not _agrees(o, e)]
+        changed = list(dict.fromkeys(c for o in outcomes for c in o.changed))  # each once, in order
+        also = [f"  also: {c}." for c in changed]
         if not failing:
-            return True, f"✓ {key}: right. {name} matches the reference on {len(cases)} cases."
+            dtype = _dtype_problem(outcomes, cases)
+            if dtype is None and not changed:
+                return True, f"✓ {key}: right. {name} matches the reference on {len(cases)} cases."
+            lines = [f"✗ {key}: not yet. Its values match the reference on every case, but:"]
+            return False, "\n".join(
+                lines + ([f"  {dtype}."] if dtype else []) + [line.replace("also: ", "") for line in also]
+            )
         first = failing[0]
         lines = [f"✗ {key}: not yet." + ("" if first == 0 else " Right on the notebook's case, but not on this one:")]
         lines.append(f"  case: {cases[first][0]}")
-        lines.append(f"  {_step_departure(outcomes[first], expected[first].value, exercise.returns)}")
+        lines.append(f"  {_step_departure(outcomes[first], expected[first].value, exercise.returns, sandbox)}")
+        if isinstance(outcomes[first].error, TooSlow):
+            return False, "\n".join(lines)
         for mistake in exercise.mistakes:
-            wrong = [diagnosis.call(mistake.function, diagnosis.copied(args)) for _, args in cases]
+            wrong = [_mistake_outcome(mistake.function, args) for _, args in cases]
             if all(_agrees(o, w) for o, w in zip(outcomes, wrong)):
                 title, fix = mistake.title, mistake.fix
                 if isinstance(title, answer_key.SealedText):  # opened by the student's own results
                     sealed = [w.value for w in wrong]
                     title, fix = title.opened(sealed, outcomes), fix.opened(sealed, outcomes)
-                return False, "\n".join([*lines, f"  most likely: {title}.", f"  fix: {fix}."])
-    return False, "\n".join([*lines, f"  hint: {_step_hint(outcomes[first], expected[first].value, exercise, first)}"])
+                return False, "\n".join([*lines, f"  most likely: {title}.", f"  fix: {fix}.", *also])
+    hint = _step_hint(outcomes[first], expected[first].value, exercise, first)
+    return False, "\n".join([*lines, f"  hint: {hint}", *also])
+
+
+def _copies(args):
+    """Copies of a case's arguments, for the reference and the expected mistakes (never the student's code)."""
+    return tuple(arg.clone() if isinstance(arg, torch.Tensor) else arg for arg in args)
+
+
+def _mistake_outcome(function, args):
+    """What an expected mistake computes on a case, as an Outcome (the error it raises, if it does)."""
+    try:
+        return Outcome(function(*_copies(args)))
+    except Exception as error:
+        return Outcome(error=error)
+
+
+def _dtype_problem(outcomes, cases):
+    """'h_t is float64 where its input is float32' when a right result comes back in another dtype than the case's; else None."""
+    for outcome, (_, args) in zip(outcomes, cases):
+        floats = [a.dtype for a in args if isinstance(a, torch.Tensor) and a.is_floating_point()]
+        got = outcome.value if isinstance(outcome.value, (tuple, list)) else (outcome.value,)
+        for part in got:
+            if floats and isinstance(part, torch.Tensor) and part.is_floating_point() and part.dtype not in floats:
+                return (
+                    f"it returns {part.dtype} where its arguments are {floats[0]}: something makes another dtype "
+                    "(torch.tensor(...) of Python numbers, .double(), dtype=...); keep the arguments' dtype"
+                )
+    return None
 
 
 def _agrees(outcome, expected):
@@ -158,7 +200,7 @@ def _step_hint(outcome, want, exercise, case):
             "it works on the notebook's case but raises on this one: check that nothing depends on that case's sizes."
         )
     if outcome.error is not None:
-        return "the message above says what went wrong, at the line shown."
+        return f"the message above says what went wrong{', at the line shown' if outcome.where else ''}."
     got = outcome.value
     wants, shapes, is_tuple = _expected_parts(want)
     gots = got if isinstance(got, (tuple, list)) and is_tuple else (got,)
@@ -176,12 +218,12 @@ def _step_hint(outcome, want, exercise, case):
     )
 
 
-def _step_departure(outcome, want, returns):
+def _step_departure(outcome, want, returns, sandbox=None):
     """Where a step function's result departs from the reference's, in one line."""
-    if isinstance(outcome.error, diagnosis.TooSlow):
-        return diagnosis.too_slow(outcome)
+    if isinstance(outcome.error, TooSlow):
+        return too_slow(outcome, sandbox)
     if outcome.error is not None:
-        return diagnosis.raised(outcome)
+        return raised(outcome)
     got = outcome.value
     names = [part.strip() for part in returns.strip("()").split(",")]
     wants, shapes, is_tuple = _expected_parts(want)

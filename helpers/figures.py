@@ -101,7 +101,11 @@ def _wrap_png(shell, *_):
         data, metadata = result if isinstance(result, tuple) else (result, {})
         if data is None:
             return None
-        return data, {**(metadata or {}), "alt": text or describe(figure), "text_px": smallest_text_px(figure)}
+        return data, {
+            **(metadata or {}),
+            "alt": text or describe(figure),
+            "text_px": smallest_text_px(figure, drawn=True),
+        }  # drawn for its PNG
 
     with_alt._helpers = True
     png.for_type(Figure, with_alt)

@@ -13,7 +13,7 @@ import torch
 from torch import nn
 from torch.nn.utils.rnn import PackedSequence, pack_padded_sequence, pad_packed_sequence
 
-from helpers import bugs, diagnosis
+from helpers import bugs, diagnosis, sandbox
 from helpers.diagnosis import diagnose
 
 STUDENT_LAYER = textwrap.dedent(
@@ -149,6 +149,7 @@ STEP_H = "hh = h @ W_hh.T + b_hh"
 X_PART = "xi = layer_in[t] @ W_ih.T + b_ih"
 STACKS = "output, h_n, c_n = layer_in, torch.stack(h_last), torch.stack(c_last)"
 STEPS = "steps = range(T - 1, -1, -1) if d == 1 else range(T)"
+ZEROED_STATES = ("states = [None] * T", "states = [torch.zeros(B, P)] * T")  # a step never computed stays zero
 # name: (the student's edits, the layer it is tried on)
 CATALOGUE_CASES = {
     "h_prev_zero": ([(STEP_H, "hh = torch.zeros_like(h) @ W_hh.T + b_hh")], {}),
@@ -250,6 +251,12 @@ CATALOGUE_CASES = {
         [("xr, xz, xn = xi", "xz, xr, xn = xi"), ("hr, hz, hn = hh", "hz, hr, hn = hh")],
         {"kind": "GRU"},
     ),
+    "loop_stops_early": ([(STEPS, "steps = range(T - 1, -1, -1) if d == 1 else range(T - 1)"), ZEROED_STATES], {}),
+    "backward_stops_early": (
+        [(STEPS, "steps = range(T - 1, 0, -1) if d == 1 else range(T)"), ZEROED_STATES],
+        {"bidirectional": True},
+    ),
+    "layer_0_weights_everywhere": ([('sfx = f"_l{k}"', 'sfx = "_l0"')], STACK_SQUARE),
 }
 # The same bugs on layers where they make the student's code raise, or in other settings.
 MORE_CASES = [
@@ -266,6 +273,9 @@ MORE_CASES = [
     ("h_prev_zero", {"kind": "LSTM", "batch_first": True}),
     ("h_n_without_layer_dimension", {"kind": "GRU", "batch_first": True}),
     ("h_n_from_first_step", {"kind": "GRU", "batch_first": True}),
+    ("layer_0_weights_everywhere", {"kind": "GRU", "num_layers": 3, "input_size": 4}),
+    ("backward_stops_early", {"kind": "LSTM", "bidirectional": True, "num_layers": 2}),
+    ("loop_stops_early", {"kind": "GRU", "batch_first": True}),
 ]
 
 
@@ -311,7 +321,7 @@ def test_the_catalogue_engine_without_a_bug_is_torch():
     for config in CONFIGS.values():
         module, x = make(**config)
         ours, theirs = bugs.run(module, x), module(x)
-        assert diagnosis.same_outcome(diagnosis.Outcome(ours), diagnosis.Outcome(theirs))
+        assert diagnosis.same_outcome(sandbox.Outcome(ours), sandbox.Outcome(theirs))
 
 
 def test_an_error_shows_the_students_own_line_and_no_helpers_frames(capsys):
@@ -341,7 +351,7 @@ def test_a_function_not_written_yet_reads_so(capsys):
 
 def test_a_call_that_runs_too_long_is_stopped(monkeypatch, capsys):
     """An endless loop is stopped at the time limit, with the line it was running."""
-    monkeypatch.setattr(diagnosis, "TIME_LIMIT", 0.2)
+    monkeypatch.setattr(sandbox, "TIME_LIMIT", 0.2)
 
     def my_rnn(module, input, hx=None):
         while True:
@@ -351,14 +361,14 @@ def test_a_call_that_runs_too_long_is_stopped(monkeypatch, capsys):
     verdict = diagnose(my_rnn, module, x)
     text = capsys.readouterr().out
     assert verdict.status == "too slow"
-    assert "stopped after 0.2 seconds" in text and "in my_rnn: while True:" in text
+    assert "stopped: the check gives your function 0.2 seconds in all" in text and "in my_rnn: while True:" in text
 
 
 def test_the_time_limit_works_outside_the_main_thread_too(monkeypatch):
     """Without a timer signal (another thread), tracing stops the loop instead."""
     import threading
 
-    monkeypatch.setattr(diagnosis, "TIME_LIMIT", 0.2)
+    monkeypatch.setattr(sandbox, "TIME_LIMIT", 0.2)
 
     def my_rnn(module, input, hx=None):
         while True:
@@ -469,7 +479,7 @@ def test_fuzz_random_wrong_implementations_never_crash_diagnose(seed, capsys):
     assert isinstance(verdict, diagnosis.Diagnosis) and text.startswith(("✗ fuzzed", "… fuzzed", "✓ fuzzed"))
     assert text.strip() == verdict.line
     if verdict:  # some edits do nothing on some layers (a bias edit without biases): torch agrees
-        assert diagnosis.same_outcome(diagnosis.Outcome(fn(module, x)), diagnosis.Outcome(module(x)))
+        assert diagnosis.same_outcome(sandbox.Outcome(fn(module, x)), sandbox.Outcome(module(x)))
 
 
 def test_a_bug_outside_the_catalogue_gets_a_hint_and_the_term_by_term_checks(capsys):
@@ -502,3 +512,138 @@ def test_a_stack_whose_layers_are_each_right_is_told_to_check_the_wiring(capsys)
     text = capsys.readouterr().out
     assert not verdict and verdict.bug is None, text
     assert "hint: each layer alone is right, the stack is not" in text
+
+
+def test_two_bugs_that_fit_every_probe_are_both_named(capsys):
+    """Layer 0's weights in layer 1 raise exactly as layer 1 reading the input would: both causes are said."""
+    module, x = make(num_layers=2)
+    verdict = diagnose(student(('sfx = f"_l{k}"', 'sfx = "_l0"')), module, x)
+    text = capsys.readouterr().out
+    assert verdict.bug.name in ("layers_not_chained", "layer_0_weights_everywhere")
+    assert "the probes cannot tell these apart; most likely one of them:" in text
+    assert f"- {bugs.BUGS['layers_not_chained'].title}" in text
+    assert f"- {bugs.BUGS['layer_0_weights_everywhere'].title}" in text
+
+
+# Wrong code that used to pass: run as the student's cell runs it, compared in dtype and gradients too.
+
+
+def test_a_weight_transposed_in_place_is_caught(capsys):
+    """W_hh.t_() then h @ W_hh gives the right values under no_grad; with autograd on, as in the student's cell, it cannot."""
+    fn = student(
+        ('W_hh = getattr(module, "weight_hh" + sfx)', 'W_hh = getattr(module, "weight_hh" + sfx).t_()'),
+        ("h @ W_hh.T", "h @ W_hh"),
+    )
+    module, x = make()
+    verdict = diagnose(fn, module, x)
+    text = capsys.readouterr().out
+    assert not verdict and verdict.status == "raised", text
+    assert "in-place operation" in text and "never write into the layer's weights" in text
+
+
+def test_autograd_left_off_is_reported_and_put_back(capsys):
+    """A function that turns autograd off and returns torch's own result: no gradient, and the mode is restored."""
+
+    def my_rnn(module, input, hx=None):
+        torch.set_grad_enabled(False)
+        return module(input, hx)
+
+    module, x = make()
+    verdict = diagnose(my_rnn, module, x)
+    text = capsys.readouterr().out
+    assert torch.is_grad_enabled()
+    assert not verdict and "its result carries no gradient" in text and "it leaves autograd off" in text
+
+
+def test_float64_results_are_a_departure(capsys):
+    """The right values in float64 are not what the layer returns."""
+
+    def my_rnn(module, input, hx=None):
+        output, h_n = module(input, hx)
+        return output.double(), h_n.double()
+
+    module, x = make()
+    verdict = diagnose(my_rnn, module, x)
+    text = capsys.readouterr().out
+    assert not verdict and verdict.part == "output"
+    assert "output is torch.float64; torch's is torch.float32" in text
+
+
+@pytest.mark.parametrize("config", [{}, {"kind": "LSTM", "bidirectional": True}, {"kind": "GRU", "num_layers": 2}])
+def test_a_state_detached_between_steps_is_named_by_its_gradients(config, capsys):
+    """h.detach() each step: every value right, the gradients those of one-step truncated backprop."""
+    fn = student(("h, c = h_new, c_new", "h, c = h_new.detach(), c_new.detach()"))
+    module, x = make(**config)
+    verdict = diagnose(fn, module, x)
+    text = capsys.readouterr().out
+    assert not verdict and verdict.status == "wrong", text
+    assert "the values are right, the gradients are not" in text and "the state is detached between steps" in text
+
+
+def test_a_loop_over_at_most_two_layers_fails_on_the_three_layer_probe(capsys):
+    """Code that handles two layers passes a two-layer module's own probes; the larger probe has three."""
+    module, x = make(num_layers=2)
+    verdict = diagnose(student(("for k in range(L):", "for k in range(min(L, 2)):")), module, x)
+    text = capsys.readouterr().out
+    assert not verdict and "probe: a larger layer (seeded random weights): hidden_size=4, 3 layers" in text, text
+
+
+@pytest.mark.parametrize(
+    "edit", [("h @ W_hh.T", "h @ W_hh"), ("h @ W_hh.T", "h * W_hh[:, 0]")], ids=["untransposed", "elementwise"]
+)
+def test_one_unit_and_a_batch_of_one_no_longer_hide_a_wrong_product(edit, capsys):
+    """With hidden_size 1 and a batch of 1, h @ W_hh and h * W_hh equal h @ W_hh.T; the larger probes tell them apart."""
+    module, _ = make(hidden_size=1)
+    x = torch.randn(4, 1, 3)
+    verdict = diagnose(student(edit), module, x)
+    assert not verdict, capsys.readouterr().out
+
+
+def test_a_function_reading_the_notebooks_layer_is_told_so(capsys):
+    """Right on its own input, wrong on every other layer: the notebook name it reads is given."""
+    module, x = make()
+    notebook_rnn = module
+
+    def my_rnn(module, input, hx=None):
+        return notebook_rnn(input, hx)
+
+    verdict = diagnose(my_rnn, module, x)
+    text = capsys.readouterr().out
+    assert not verdict and "it reads `notebook_rnn` from the notebook, not from its arguments" in text, text
+
+
+def test_argument_messages_keep_the_students_function_in_the_call(capsys):
+    """A model that holds the layer: the suggested call is diagnose(my_rnn, model.rnn, ...), never unroll's."""
+
+    class Model(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.rnn = nn.RNN(3, 4)
+
+    _, x = make()
+    verdict = diagnose(student(), Model(), x)
+    text = capsys.readouterr().out
+    assert verdict.status == "cannot check" and "diagnose(my_rnn, model.rnn, input)" in text and "unroll" not in text
+
+
+def test_what_a_function_prints_is_capped(capsys):
+    """A print in the loop shows its first lines, not one per step of every probe."""
+
+    def my_rnn(module, input, hx=None):
+        for _ in range(500):
+            print("a line")
+        return module(input, hx)
+
+    module, x = make()
+    diagnose(my_rnn, module, x)
+    lines = capsys.readouterr().out.splitlines()
+    assert lines.count("a line") == sandbox.OUTPUT_LINES and any(
+        line.startswith("… and 460 more lines") for line in lines
+    )
+
+
+def test_a_state_detached_as_each_step_reads_it_is_named_too(capsys):
+    """h.detach() where the step reads it (the last state keeps its gradient): the same cause, named."""
+    verdict = diagnose(student((STEP_H, "hh = h.detach() @ W_hh.T + b_hh")), *make())
+    text = capsys.readouterr().out
+    assert not verdict and "the state is detached between steps" in text, text

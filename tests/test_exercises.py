@@ -526,3 +526,60 @@ def test_a_wrong_step_outside_the_listed_mistakes_gets_a_hint_for_its_kind(key, 
     """A wrong form, a flipped sign, a wrong value, or numbers hard-coded from the notebook's case."""
     assert not exercises.check_code(key, wrong)
     assert f"hint: {hint}" in capsys.readouterr().out
+
+
+# Write-it-yourself checks: the probes are large enough, the argument changes and messages are the student's.
+
+
+def _loop(product):
+    """Notebook 02's loop, with the hidden part computed as `product(h_prev, W_hh)`."""
+
+    def my_rnn(module, input, hx=None):
+        W_ih, W_hh = module.weight_ih_l0, module.weight_hh_l0
+        h = torch.zeros(input.shape[1], module.hidden_size) if hx is None else hx[0]
+        states = []
+        for x_t in input:
+            h = torch.tanh(x_t @ W_ih.T + module.bias_ih_l0 + product(h, W_hh) + module.bias_hh_l0)
+            states.append(h)
+        return torch.stack(states), h.unsqueeze(0)
+
+    return my_rnn
+
+
+@pytest.mark.parametrize(
+    "product, right",
+    [(lambda h, W: h @ W.T, True), (lambda h, W: h @ W, False), (lambda h, W: h * W[:, 0], False)],
+    ids=["right", "untransposed", "elementwise"],
+)
+def test_notebook_02s_loop_check_tells_a_wrong_product_from_the_right_one(product, right, capsys):
+    """The notebook's layer has one unit and a batch of one, where h @ W_hh and h * W_hh equal h @ W_hh.T."""
+    verdict = exercises.check_code("02.loop", _loop(product))
+    assert bool(verdict) is right, capsys.readouterr().out
+
+
+def test_a_step_function_that_changes_its_argument_is_told_so(capsys):
+    """`lengths -= 1` gives the right rows, and changes the caller's lengths: ✗, with the argument named."""
+
+    def last_states(output, lengths):
+        lengths -= 1
+        return output[lengths, torch.arange(output.shape[1])]
+
+    verdict = exercises.check_code("08.last_states", last_states)
+    text = capsys.readouterr().out
+    assert not verdict and "it changes its argument `lengths` (lengths[0] was 4, now 3) in place" in text, text
+
+
+def test_a_step_function_returning_float64_is_told_so(capsys):
+    """The right h_t in float64 is not what the step returns for float32 arguments."""
+    verdict = exercises.check_code(
+        "01.step", lambda x_t, h_prev, w_ih, w_hh: torch.tanh(w_ih * x_t + w_hh * h_prev).double()
+    )
+    text = capsys.readouterr().out
+    assert not verdict and "it returns torch.float64 where its arguments are torch.float32" in text, text
+
+
+def test_check_code_given_something_else_than_a_function_names_check_code(capsys):
+    """The message for a layer exercise suggests check_code with the key, not diagnose."""
+    verdict = exercises.check_code("02.loop", "my_rnn")
+    text = capsys.readouterr().out
+    assert not verdict and "check_code('02.loop', your_function)" in text and "diagnose" not in text, text
