@@ -116,7 +116,8 @@ def _diagnose(fn, module, input, hx, name):
             status = "wrong" if gradients else "side effect"
             return Diagnosis(False, "\n".join(lines), status, probe="your input", changed=changed)
         bug, matched, others = _likely_bug(outcomes, probes, failing[0])
-        return _report(name, fn, probes, outcomes, findings, failing, (bug, matched, others), changed)
+        moved = _rearranged(outcomes[failing[0]], expected[failing[0]], probes[failing[0]])
+        return _report(name, fn, probes, outcomes, findings, failing, (bug, matched, others), changed, moved)
 
 
 def _gradient_problem(outcome, probe):
@@ -677,7 +678,7 @@ def _engine_outcome(probe, bug):
         return Outcome(error=error)
 
 
-def _report(name, fn, probes, outcomes, findings, failing, likely, changed):
+def _report(name, fn, probes, outcomes, findings, failing, likely, changed, moved=None):
     bug, matched, ties = likely
     headline = failing[0]
     probe = probes[headline]
@@ -719,7 +720,7 @@ def _report(name, fn, probes, outcomes, findings, failing, likely, changed):
         lines.append(f"  possibly: {bug.title} (it explains {matched} of the {len(probes)} checks).")
         lines.append(f"  fix: {bug.fix}.")
     else:
-        lines.append(f"  hint: {_generic_hint(departure, probe, outcomes[headline], probes, failing)}")
+        lines.append(f"  hint: {moved or _generic_hint(departure, probe, outcomes[headline], probes, failing)}")
         passed = {i: i not in failing for i in range(len(probes))}
         if len(failing) < len(probes):  # which probes pass says which term is wrong
             marks = [f"{_label(p)} {'✓' if passed[i] else '✗'}" for i, p in enumerate(probes)]
@@ -733,6 +734,37 @@ def _report(name, fn, probes, outcomes, findings, failing, likely, changed):
     return Diagnosis(
         False, "\n".join(lines), status, probe=probe.description, bug=bug, error=error_text, changed=changed, **facts
     )
+
+
+def _rearranged(outcome, expected, probe):
+    """A hint when a part holds torch's numbers in other places: h_n's rows in another order, or values moved by a
+    reshape where a transpose was meant; else None."""
+    if outcome.error is not None or not isinstance(outcome.value, (tuple, list)) or len(outcome.value) != 2:
+        return None
+    try:
+        mine, theirs = _result_parts(outcome.value, probe), _result_parts(expected, probe)
+    except (TypeError, ValueError, RuntimeError):
+        return None
+    names = ["output", "h_n", "c_n"]
+    for name, got, want in zip(names, mine, theirs):
+        if not isinstance(got, Tensor) or got.shape != want.shape or _same_value(got, want):
+            continue
+        got, want = got.detach().double(), want.detach().double()
+        if name != "output" and got.dim() >= 2:
+            rows = [next((s for s in range(len(want)) if _same_value(got[r], want[s])), None) for r in range(len(got))]
+            if None not in rows and sorted(rows) == list(range(len(want))):
+                D = 2 if probe.module.bidirectional else 1
+                order = ", ".join(f"row {r} holds torch's row {s}" for r, s in enumerate(rows) if r != s)
+                return (
+                    f"{name} holds torch's final states in other rows ({order}): torch orders them by layer, then "
+                    f"direction, row = layer * {D} + direction."
+                )
+        if torch.allclose(got.flatten().sort().values, want.flatten().sort().values, rtol=RTOL, atol=ATOL):
+            return (
+                f"{name} holds torch's numbers, in other places: a .view() or .reshape() where a .transpose() or "
+                ".permute() was meant (reshape keeps the order of the numbers in memory; transpose moves them)?"
+            )
+    return None
 
 
 def _notebook_names(fn):

@@ -140,8 +140,34 @@ def _examine(exercise, fn):
                     sealed = [w.value for w in wrong]
                     title, fix = title.opened(sealed, outcomes), fix.opened(sealed, outcomes)
                 return False, "\n".join([*lines, f"  most likely: {title}.", f"  fix: {fix}.", *also])
-    hint = _step_hint(outcomes[first], expected[first].value, exercise, first)
-    return False, "\n".join([*lines, f"  hint: {hint}", *also])
+    hint = _term_hint(cases, failing) or _step_hint(outcomes[first], expected[first].value, exercise, first)
+    checks = []
+    if any(c[0].startswith("only ") for c in cases) and len(failing) < len(cases):  # which term is wrong
+        marks = [f"{_case_label(i, c[0])} {'✗' if i in failing else '✓'}" for i, c in enumerate(cases)]
+        checks = ["  checks: " + " · ".join(marks)]
+    return False, "\n".join([*lines, f"  hint: {hint}", *checks, *also])
+
+
+def _term_hint(cases, failing):
+    """'only b_hh acting departs, every other term alone is right: ...' when some term cases fail and others pass; else None."""
+    terms = [(i, _case_label(i, c[0]).removeprefix("only ").removesuffix(" acting")) for i, c in enumerate(cases)]
+    terms = [(i, term) for i, term in terms if cases[i][0].startswith("only ")]
+    wrong = [t for i, t in terms if i in failing]
+    if not wrong or len(wrong) == len(terms):
+        return None
+    listed = _listed(wrong)
+    verb = "departs" if len(wrong) == 1 else "depart"
+    return (
+        f"with only {listed} acting it {verb}, and every other term alone is right: check how {listed} "
+        f"enter{'s' if len(wrong) == 1 else ''} your formula (its shape, its sign, where it is added)."
+    )
+
+
+def _case_label(number, description):
+    """A case in two or three words, for the line of checks: 'notebook's case', 'case 2', 'only W_hh acting'."""
+    if description.startswith("only "):
+        return description.split(":")[0]
+    return "notebook's case" if number == 0 else f"case {number + 1}"
 
 
 def _copies(args):

@@ -647,3 +647,53 @@ def test_a_state_detached_as_each_step_reads_it_is_named_too(capsys):
     verdict = diagnose(student((STEP_H, "hh = h.detach() @ W_hh.T + b_hh")), *make())
     text = capsys.readouterr().out
     assert not verdict and "the state is detached between steps" in text, text
+
+
+@pytest.mark.parametrize(
+    "change, words",
+    [
+        (lambda: torch.set_default_dtype(torch.float64), "default dtype"),
+        (lambda: torch.manual_seed(0), "random generator"),
+        (lambda: torch.set_num_threads(1 if torch.get_num_threads() > 1 else 2), "number of threads"),
+    ],
+    ids=["default dtype", "reseeded", "threads"],
+)
+def test_torch_settings_are_restored_after_every_check_and_the_change_named(change, words, capsys):
+    """A right layer that changes a global setting of torch gets ✗ naming it, and the setting is as it was."""
+
+    def my_rnn(module, input, hx=None):
+        change()
+        return module(input, hx)
+
+    module, x = make()
+    before = (torch.get_default_dtype(), torch.get_num_threads(), torch.get_rng_state(), torch.is_grad_enabled())
+    verdict = diagnose(my_rnn, module, x)
+    text = capsys.readouterr().out
+    after = (torch.get_default_dtype(), torch.get_num_threads(), torch.get_rng_state(), torch.is_grad_enabled())
+    assert before[:2] == after[:2] and torch.equal(before[2], after[2]) and before[3] == after[3]
+    assert not verdict and verdict.status == "side effect" and words in text, text
+
+
+def test_states_in_other_rows_are_told_which_row_holds_which(capsys):
+    """h_n's rows swapped by hand (no catalogued order): the hint says which row holds torch's which."""
+    swapped = (STACKS, "output, h_n, c_n = layer_in, torch.stack(h_last[::-1]), torch.stack(c_last[::-1])")
+    verdict = diagnose(student(swapped), *make(num_layers=3))
+    text = capsys.readouterr().out
+    assert (
+        not verdict
+        and "h_n holds torch's final states in other rows (row 0 holds torch's row 2, row 2 holds torch's row 0)"
+        in text
+    ), text
+
+
+def test_a_reshape_where_a_transpose_was_meant_is_suspected(capsys):
+    """A batch-first output made with reshape holds torch's numbers in other places: the hint says so."""
+
+    def my_rnn(module, input, hx=None):
+        output, h_n = module(input, hx)  # (batch, seq_len, H)
+        stacked = output.transpose(0, 1).contiguous()  # (seq_len, batch, H), as a loop over time stacks it
+        return stacked.reshape(output.shape), h_n
+
+    verdict = diagnose(my_rnn, *make(batch_first=True))
+    text = capsys.readouterr().out
+    assert not verdict and "a .view() or .reshape() where a .transpose()" in text, text

@@ -583,3 +583,23 @@ def test_check_code_given_something_else_than_a_function_names_check_code(capsys
     verdict = exercises.check_code("02.loop", "my_rnn")
     text = capsys.readouterr().out
     assert not verdict and "check_code('02.loop', your_function)" in text and "diagnose" not in text, text
+
+
+def test_the_lstm_and_gru_steps_are_checked_term_by_term(capsys):
+    """Each term acts alone in one case; a wrong b_hh is placed there, and the line of checks shows it."""
+
+    def lstm_step(x_t, h_prev, c_prev, W_ih, W_hh, b_ih, b_hh):
+        a_i, a_f, a_g, a_o = (x_t @ W_ih.T + b_ih + h_prev @ W_hh.T + 2 * b_hh).chunk(4, dim=-1)
+        c_t = torch.sigmoid(a_f) * c_prev + torch.sigmoid(a_i) * torch.tanh(a_g)
+        return torch.sigmoid(a_o) * torch.tanh(c_t), c_t
+
+    labels = [c[0].split(":")[0] for c in solutions.BY_KEY["10.step"].cases()]
+    assert [label for label in labels if label.startswith("only")] == [
+        f"only {term} acting" for term in ("W_ih", "W_hh", "b_ih", "b_hh", "c_prev")
+    ]
+    gru_labels = [c[0].split(":")[0] for c in solutions.BY_KEY["11.step"].cases() if c[0].startswith("only")]
+    assert gru_labels == [f"only {term} acting" for term in ("W_ih", "W_hh", "b_ih", "b_hh")]
+    verdict = exercises.check_code("10.step", lstm_step)
+    text = capsys.readouterr().out
+    assert not verdict and "hint: with only b_hh acting it departs, and every other term alone is right" in text
+    assert "only W_hh acting ✓ · only b_ih acting ✓ · only b_hh acting ✗ · only c_prev acting ✓" in text

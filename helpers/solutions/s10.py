@@ -7,6 +7,7 @@ from torch import nn
 
 from helpers.bugs import BUGS
 from helpers.exercise_types import CodeExercise, CodeMistake, Exercise, Mistake
+from helpers.solutions.terms import term_cases
 
 
 def _forget_rows():
@@ -112,7 +113,12 @@ def _lstm_step_cases():
         ("a batch of 2, input_size = 3, hidden_size = 2, random numbers", _random_lstm_step(generator, 2, 3, 2)),
         ("a batch of 3, input_size = 2, hidden_size = 4, random numbers", _random_lstm_step(generator, 3, 2, 4)),
         ("a batch of 1, input_size = hidden_size = 3, random numbers", _random_lstm_step(generator, 1, 3, 3)),
-    ]
+    ] + term_cases(
+        _random_lstm_step(generator, 3, 2, 4),
+        ("x_t", "h_prev", "c_prev", "W_ih", "W_hh", "b_ih", "b_hh"),
+        ("W_ih", "W_hh", "b_ih", "b_hh", "c_prev"),
+        "a batch of 3, input_size = 2, hidden_size = 4, random numbers",
+    )
 
 
 def _lstm_step_with(gates="ifgo", swap_i_f=False, carry=True, squash_c=True, g_activation=torch.tanh, biases=(1, 1)):

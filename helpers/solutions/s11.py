@@ -7,6 +7,7 @@ from torch import nn
 
 from helpers.bugs import BUGS
 from helpers.exercise_types import CodeExercise, CodeMistake, Exercise, Mistake
+from helpers.solutions.terms import term_cases
 
 
 def _count(module):
@@ -103,7 +104,12 @@ def _gru_step_cases():
         ("a batch of 2, input_size = 2, hidden_size = 3, random numbers", _random_gru_step(generator, 2, 2, 3)),
         ("a batch of 3, input_size = 4, hidden_size = 2, random numbers", _random_gru_step(generator, 3, 4, 2)),
         ("a batch of 1, input_size = hidden_size = 3, random numbers", _random_gru_step(generator, 1, 3, 3)),
-    ]
+    ] + term_cases(
+        _random_gru_step(generator, 3, 2, 4),
+        ("x_t", "h_prev", "W_ih", "W_hh", "b_ih", "b_hh"),
+        ("W_ih", "W_hh", "b_ih", "b_hh"),
+        "a batch of 3, input_size = 2, hidden_size = 4, random numbers",
+    )
 
 
 def _gru_step_with(order="rzn", reset="after", z_keeps_old=True):
