@@ -80,3 +80,17 @@ def test_jupyterlab_loads_no_extension_that_students_do_not_get():
         if "jupyterlab_jupytext" in json.loads(path.read_text()).get("ServerApp", {}).get("jpserver_extensions", {})
     ]
     assert setting[-1] == "rnns-by-hand.json", setting
+
+
+def test_the_wheel_is_built_with_the_pinned_setuptools():
+    """pyproject.toml's build requirements are exact pins, the same as requirements.txt's (an isolated build uses them)."""
+    import tomllib
+
+    build = tomllib.loads((ROOT / "pyproject.toml").read_text())["build-system"]["requires"]
+    pins = requirements()
+    assert build and all("==" in requirement for requirement in build)
+    for requirement in build:
+        name, pinned = requirement.split("==")
+        assert pins[name] == pinned, (
+            f"pyproject.toml builds with {requirement}; requirements.txt pins {name}=={pins[name]}"
+        )
