@@ -26,7 +26,7 @@ from torch.nn.utils.rnn import PackedSequence, pack_padded_sequence, pad_packed_
 from helpers import bugs
 from helpers._validate import check_input, check_module, check_packed, check_states
 from helpers.checks import Verdict
-from helpers.sandbox import Outcome, Sandbox, TooSlow, copied, raised, too_slow
+from helpers.sandbox import Outcome, Sandbox, TooSlow, changes, copied, raised, too_slow
 
 ATOL, RTOL = 1e-5, 1e-4  # a student's float32 arithmetic may round differently from torch's
 GRAD_ATOL, GRAD_RTOL = 1e-4, 1e-3  # gradients sum over every step: more room for rounding
@@ -56,7 +56,10 @@ class Diagnosis(Verdict):
 
 def diagnose(fn, module, input, hx=None, *, name=None):
     """Print whether `fn(module, input, hx)` equals `module(input, hx)`, where it departs and why; return a Diagnosis."""
-    name = name or getattr(fn, "__name__", "your function")
+    try:
+        name = name or str(getattr(fn, "__name__", "your function"))
+    except Exception:  # a callable whose __name__ raises
+        name = "your function"
     try:
         return _print(_diagnose(fn, module, input, hx, name))
     except Exception as error:  # diagnose must never raise at the student
@@ -88,7 +91,7 @@ def _diagnose(fn, module, input, hx, name):
     with torch.random.fork_rng(devices=[]):
         with torch.no_grad():
             probes = _probes(module, input, hx)
-        first = sandbox.run(fn, (module, input, hx), grad=True)  # as the student's own cell runs it
+        first = sandbox.run(fn, (module, _needing_grad(input), _needing_grad(hx)), grad=True)  # as a cell runs it
         if first.error is None and first.value is None:
             returns = "(output, (h_n, c_n))" if module.mode == "LSTM" else "(output, h_n)"
             who = "it" if name == getattr(fn, "__name__", None) else getattr(fn, "__name__", "your function")
@@ -97,27 +100,34 @@ def _diagnose(fn, module, input, hx, name):
         if isinstance(first.error, TooSlow):
             return Diagnosis(False, f"✗ {name}: {too_slow(first, sandbox)}", "too slow", probe="your input")
         outcomes = [first]
+        larger_at = next(i for i, p in enumerate(probes) if p.description.startswith("a larger layer"))
         with torch.no_grad():
-            for p in probes[1:]:
-                outcomes.append(sandbox.run(fn, (p.module, p.input, p.hx), quiet=True))
+            for i, p in enumerate(probes[1:], 1):
+                if i == larger_at:  # with autograd on too: its gradients over 4 steps are compared
+                    p_input, p_hx = _needing_grad(p.input), _needing_grad(p.hx)
+                    outcomes.append(sandbox.run(fn, (p.module, p_input, p_hx), quiet=True, grad=True))
+                else:
+                    outcomes.append(sandbox.run(fn, (p.module, p.input, p.hx), quiet=True))
             expected = [p.module(p.input, p.hx) for p in probes]
+        larger = outcomes[larger_at]
         findings = [_departure(o, e, p, sandbox) for o, e, p in zip(outcomes, expected, probes)]
         failing = [i for i, f in enumerate(findings) if f is not None]
-        changed = list(dict.fromkeys(c for o in outcomes for c in o.changed))  # each once, in order
+        changed, notes = changes(outcomes)
         if not failing:
-            gradients = _gradient_problem(first, probes[0])
+            gradients = _gradient_problem(first, probes[0]) or _gradient_problem(larger, probes[larger_at])
+            notes = [f"  {n}." for n in notes]
             if gradients is None and not changed:
                 kind = {"RNN_TANH": "nn.RNN", "RNN_RELU": "nn.RNN", "LSTM": "nn.LSTM", "GRU": "nn.GRU"}[module.mode]
                 labels = ", ".join(_label(p) for p in probes[1:])
                 line = f"✓ {name} matches {kind} on your input (values, dtype and gradients) and on {len(probes) - 1} probes ({labels})."
-                return Diagnosis(True, line, "right")
+                return Diagnosis(True, "\n".join([line, *notes]), "right")
             lines = [f"✗ {name}: not yet. Its values match torch's on every probe, but:"]
-            lines += [f"  {gradients}" for _ in [0] if gradients] + [f"  {c}." for c in changed]
+            lines += [f"  {gradients}" for _ in [0] if gradients] + [f"  {c}." for c in changed] + notes
             status = "wrong" if gradients else "side effect"
             return Diagnosis(False, "\n".join(lines), status, probe="your input", changed=changed)
         bug, matched, others = _likely_bug(outcomes, probes, failing[0])
         moved = _rearranged(outcomes[failing[0]], expected[failing[0]], probes[failing[0]])
-        return _report(name, fn, probes, outcomes, findings, failing, (bug, matched, others), changed, moved)
+        return _report(name, fn, probes, outcomes, findings, failing, (bug, matched, others), changed + notes, moved)
 
 
 def _gradient_problem(outcome, probe):
@@ -131,8 +141,9 @@ def _gradient_problem(outcome, probe):
     if not names:
         return None
     theirs_module = copy.deepcopy(probe.module)
+    theirs_input, theirs_hx = _needing_grad(probe.input), _needing_grad(probe.hx)
     with torch.enable_grad():
-        theirs = _result_parts(theirs_module(copied(probe.input), copied(probe.hx)), probe)
+        theirs = _result_parts(theirs_module(theirs_input, theirs_hx), probe)
     mine = _result_parts(outcome.value, probe)
     if not any(part.requires_grad for part in mine):
         return (
@@ -144,6 +155,17 @@ def _gradient_problem(outcome, probe):
     weights = [torch.randn(part.shape, generator=generator, dtype=part.dtype) for part in theirs]
     mine_params = [dict(mine_module.named_parameters())[n] for n in names]
     theirs_params = [dict(theirs_module.named_parameters())[n] for n in names]
+    for label, mine_leaf, theirs_leaf in (
+        ("input", outcome.arguments[1], theirs_input),
+        ("h_0", _first(outcome.arguments[2]), _first(theirs_hx)),
+        ("c_0", _second(outcome.arguments[2]), _second(theirs_hx)),
+    ):  # the gradient that reaches the layer below, and an encoder's state
+        if isinstance(theirs_leaf, Tensor) and theirs_leaf.requires_grad and isinstance(mine_leaf, Tensor):
+            names, mine_params, theirs_params = (
+                [*names, label],
+                [*mine_params, mine_leaf],
+                [*theirs_params, theirs_leaf],
+            )
     try:
         mine_loss = sum((part * w).sum() for part, w in zip(mine, weights) if part.requires_grad)
         mine_grads = torch.autograd.grad(mine_loss, mine_params, allow_unused=True)
@@ -153,7 +175,10 @@ def _gradient_problem(outcome, probe):
             "Something autograd still needs was changed in place (h += ..., h[...] = ..., .add_()): "
             "write h = h + ... and collect the steps in a list, then torch.stack them."
         )
-    theirs_grads = torch.autograd.grad(sum((p * w).sum() for p, w in zip(theirs, weights)), theirs_params)
+    theirs_grads = torch.autograd.grad(
+        sum((p * w).sum() for p, w in zip(theirs, weights)), theirs_params, allow_unused=True
+    )
+    theirs_grads = [torch.zeros_like(p) if g is None else g for p, g in zip(theirs_params, theirs_grads)]
     for name, mine_grad, theirs_grad in zip(names, mine_grads, theirs_grads):
         mine_grad = torch.zeros_like(theirs_grad) if mine_grad is None else mine_grad
         close = torch.isclose(mine_grad.double(), theirs_grad.double(), rtol=GRAD_RTOL, atol=GRAD_ATOL)
@@ -169,6 +194,13 @@ def _gradient_problem(outcome, probe):
             )
             for other in (_detached_gradients(probe, names, bug) for bug in bugs.GRADIENT_BUGS)
         )
+        if name in ("input", "h_0", "c_0"):
+            return (
+                f"the values are right, the gradients are not: the gradient with respect to {at} is "
+                f"{mine_grad[index].item():.4f} through yours, {theirs_grad[index].item():.4f} through torch's. "
+                f"Most likely {name} is detached (.detach(), .data, or a copy made from its values), so no gradient "
+                f"reaches what made it: an embedding below the layer, or the encoder that gave h_0, would not learn."
+            )
         cause = (
             "the state is detached between steps (h.detach(), h.data, or a new tensor made from its values): "
             "the gradient stops at each step instead of flowing back through time. Carry h itself from step to step."
@@ -184,10 +216,28 @@ def _gradient_problem(outcome, probe):
     return None
 
 
+def _needing_grad(value):
+    """A float tensor (or a tuple of them) as a new leaf that requires grad; anything else as it is."""
+    if isinstance(value, Tensor) and value.is_floating_point():
+        return value.detach().clone().requires_grad_()
+    if type(value) is tuple:  # (h_0, c_0); a PackedSequence, a tuple too, stays as it is
+        return tuple(_needing_grad(v) for v in value)
+    return value
+
+
+def _first(hx):
+    return hx[0] if isinstance(hx, tuple) else hx
+
+
+def _second(hx):
+    return hx[1] if isinstance(hx, tuple) and len(hx) > 1 else None
+
+
 def _detached_gradients(probe, names, bug):
     """The gradients of the stand-in loss through the layer with a gradient bug of helpers.bugs (a detached state)."""
     module = copy.deepcopy(probe.module)
-    params = [dict(module.named_parameters())[n] for n in names]
+    own = dict(module.named_parameters())
+    params = [own[n] for n in names if n in own]  # the layer's parameters come first in `names`
     try:
         with torch.enable_grad():
             parts = _result_parts(bugs.run(module, copied(probe.input), copied(probe.hx), bug), probe)
@@ -490,6 +540,12 @@ def _departure(outcome, expected, probe, sandbox=None):
     padded = {}
     for part, mine, theirs in parts:
         if packed and part == "output":
+            if isinstance(mine, Tensor):
+                return Departure(
+                    "output is a padded tensor; for a PackedSequence input the layer returns a PackedSequence: pack "
+                    "it again with pack_padded_sequence(output, lengths, enforce_sorted=False)",
+                    part=part,
+                )
             theirs = pad_packed_sequence(theirs, batch_first=module.batch_first)[0]
             if isinstance(mine, PackedSequence):
                 mine = pad_packed_sequence(mine, batch_first=module.batch_first)[0]

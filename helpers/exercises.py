@@ -41,7 +41,7 @@ import torch
 from helpers import answer_key, attempts, diagnosis
 from helpers.checks import report
 from helpers.exercise_types import CodeExercise, Exercise, SealedExercise
-from helpers.sandbox import Outcome, Sandbox, TooSlow, raised, too_slow
+from helpers.sandbox import Outcome, Sandbox, TooSlow, changes, raised, too_slow
 from helpers.solutions import BY_KEY
 
 LONGEST_LIST = 10_000  # a longer integer tensor stays a tensor: no list answer is that long
@@ -116,12 +116,12 @@ def _examine(exercise, fn):
                 f"… {key}: not written yet ({name} returns None). Write it, return {exercise.returns}, and run the cell again.",
             )
         failing = [i for i, (o, e) in enumerate(zip(outcomes, expected)) if not _agrees(o, e)]
-        changed = list(dict.fromkeys(c for o in outcomes for c in o.changed))  # each once, in order
-        also = [f"  also: {c}." for c in changed]
+        changed, notes = changes(outcomes)
+        also = [f"  also: {c}." for c in changed] + [f"  {n}." for n in notes]
         if not failing:
             dtype = _dtype_problem(outcomes, cases)
             if dtype is None and not changed:
-                return True, f"✓ {key}: right. {name} matches the reference on {len(cases)} cases."
+                return True, "\n".join([f"✓ {key}: right. {name} matches the reference on {len(cases)} cases."] + also)
             lines = [f"✗ {key}: not yet. Its values match the reference on every case, but:"]
             return False, "\n".join(
                 lines + ([f"  {dtype}."] if dtype else []) + [line.replace("also: ", "") for line in also]
@@ -156,9 +156,8 @@ def _term_hint(cases, failing):
     if not wrong or len(wrong) == len(terms):
         return None
     listed = _listed(wrong)
-    verb = "departs" if len(wrong) == 1 else "depart"
     return (
-        f"with only {listed} acting it {verb}, and every other term alone is right: check how {listed} "
+        f"with only {listed} acting it departs, and every other term alone is right: check how {listed} "
         f"enter{'s' if len(wrong) == 1 else ''} your formula (its shape, its sign, where it is added)."
     )
 

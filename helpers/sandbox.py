@@ -12,9 +12,11 @@ whole layer) and helpers.exercises (a single step).
 
 import copy
 import dis
+import functools
 import inspect
 import io
 import linecache
+import re
 import signal
 import sys
 import threading
@@ -31,6 +33,7 @@ from helpers._validate import _package
 TIME_LIMIT = 10.0  # seconds that all the runs of one check may take together
 REPEAT = 0.05  # once the time is up, seconds between further stops
 OUTPUT_LINES, OUTPUT_CHARACTERS = 40, 4000  # what a student's function may print into the check's output
+NOTE = "note: "  # a change worth saying that does not make the function wrong (it starts such a sentence)
 
 
 class TooSlow(BaseException):
@@ -122,7 +125,7 @@ def copied(value):
         copy_ = value.detach().clone()
         return copy_.requires_grad_() if value.requires_grad and copy_.is_floating_point() else copy_
     if isinstance(value, PackedSequence):
-        return PackedSequence(value.data.clone(), value.batch_sizes, value.sorted_indices, value.unsorted_indices)
+        return PackedSequence(*(None if part is None else part.clone() for part in value))
     if isinstance(value, nn.Module):
         return copy.deepcopy(value)
     if isinstance(value, (tuple, list)):
@@ -198,7 +201,11 @@ class _TimeLimit:
         if not self.active or _ours(frame):
             return None
         now = time.monotonic()
-        if event == "line" and now > self.deadline and (now - self.last_stop > REPEAT or not _caught_here(frame)):
+        if now <= self.deadline:
+            return self._trace
+        # Once the time is up no new frame may start (a recursion cannot go down again), and a line
+        # stops where its own try would not catch the stop (anywhere, every REPEAT seconds).
+        if event == "call" or (event == "line" and (now - self.last_stop > REPEAT or not _caught_here(frame))):
             self.last_stop = now
             raise TooSlow(self)
         return self._trace
@@ -206,11 +213,17 @@ class _TimeLimit:
 
 def _caught_here(frame):
     """True when an exception raised at the frame's present instruction would go to a handler of its own try block."""
+    offset = frame.f_lasti
+    return any(start <= offset < end for start, end in _try_blocks(frame.f_code))
+
+
+@functools.lru_cache(maxsize=256)
+def _try_blocks(code):
+    """The (start, end) offsets of a code object's try blocks: ranges whose handler may catch (not a clean-up's)."""
     try:
-        entries = dis._parse_exception_table(frame.f_code)
-    except AttributeError:  # before Python 3.11: raise anywhere
-        return False
-    return any(e.start <= frame.f_lasti < e.end and not e.lasti for e in entries)
+        return tuple((e.start, e.end) for e in dis._parse_exception_table(code) if not e.lasti)
+    except AttributeError:  # before Python 3.11: none known, so a stop is raised anywhere
+        return ()
 
 
 def _ours(frame):
@@ -224,12 +237,12 @@ class _Output:
         self.quiet = quiet
 
     def start(self):
-        self.real = sys.stdout
+        self.real, self.real_error = sys.stdout, sys.stderr
         self.capped = _Capped(None if self.quiet else self.real)
-        sys.stdout = self.capped
+        sys.stdout = sys.stderr = self.capped  # print(..., file=sys.stderr) and warnings count too
 
     def stop(self):
-        sys.stdout = self.real
+        sys.stdout, sys.stderr = self.real, self.real_error
         if self.capped.holding:
             lines = max(1, self.capped.hidden)
             print(
@@ -306,8 +319,9 @@ def _restore(before, random_state_matters):
         torch.set_rng_state(before["random"])
         if random_state_matters:
             changed.append(
-                "it draws from (or reseeds) torch's random generator (torch.manual_seed, torch.randn, ...): the "
-                "computation draws nothing, and the notebook's next random numbers would change"
+                f"{NOTE}it draws from (or reseeds) torch's random generator: torch.manual_seed, torch.randn, or a "
+                "layer built inside the function (its initial weights are drawn). The check puts the generator "
+                "back; in the notebook, the next random numbers would differ"
             )
     return changed
 
@@ -344,7 +358,8 @@ def _parts(name, original, mine):
     if isinstance(original, Tensor):
         return [(f"`{name}`", original, mine)]
     if isinstance(original, PackedSequence) and isinstance(mine, PackedSequence):
-        return [(f"`{name}.data`", original.data, mine.data)]
+        fields = ("data", "batch_sizes", "sorted_indices", "unsorted_indices")
+        return [(f"`{name}.{f}`", a, b) for f, a, b in zip(fields, original, mine) if a is not None]
     if isinstance(original, list) and not any(isinstance(v, (Tensor, tuple, list)) for v in original):
         return [] if original == mine else [(f"`{name}`", original, mine)]  # a list of numbers sorted or changed
     if isinstance(original, (tuple, list)) and isinstance(mine, (tuple, list)) and len(original) == len(mine):
@@ -369,7 +384,23 @@ def _difference(name, original, mine):
     index = tuple((~same).nonzero()[0].tolist())
     plain = name.strip("`")
     where = f"{plain}[{', '.join(map(str, index))}]" if index else plain
-    return f"{name} ({where} was {a[index].item():.4g}, now {b[index].item():.4g})"
+    return f"{name} ({where} was {a[index].item():.8g}, now {b[index].item():.8g})"
+
+
+def changes(outcomes):
+    """(problems, notes): what the runs changed, each said once (the same change on every probe is one).
+
+    Notes (a random draw) do not make a function wrong; problems do.
+    """
+    seen, problems, notes = set(), [], []
+    for outcome in outcomes:
+        for sentence in outcome.changed:
+            key = re.sub(r" \([^()]*\bwas\b[^()]*\)", "", sentence)  # without the values it changed
+            if key in seen:
+                continue
+            seen.add(key)
+            (notes if sentence.startswith(NOTE) else problems).append(sentence)
+    return problems, notes
 
 
 # What to tell the student about a run.

@@ -650,16 +650,16 @@ def test_a_state_detached_as_each_step_reads_it_is_named_too(capsys):
 
 
 @pytest.mark.parametrize(
-    "change, words",
+    "change, words, status",
     [
-        (lambda: torch.set_default_dtype(torch.float64), "default dtype"),
-        (lambda: torch.manual_seed(0), "random generator"),
-        (lambda: torch.set_num_threads(1 if torch.get_num_threads() > 1 else 2), "number of threads"),
+        (lambda: torch.set_default_dtype(torch.float64), "default dtype", "side effect"),
+        (lambda: torch.manual_seed(0), "note: it draws from (or reseeds) torch's random generator", "right"),
+        (lambda: torch.set_num_threads(1 if torch.get_num_threads() > 1 else 2), "number of threads", "side effect"),
     ],
     ids=["default dtype", "reseeded", "threads"],
 )
-def test_torch_settings_are_restored_after_every_check_and_the_change_named(change, words, capsys):
-    """A right layer that changes a global setting of torch gets ✗ naming it, and the setting is as it was."""
+def test_torch_settings_are_restored_after_every_check_and_the_change_named(change, words, status, capsys):
+    """A right layer that changes a global setting of torch is told so (✗, or a note for a random draw), and the setting is as it was."""
 
     def my_rnn(module, input, hx=None):
         change()
@@ -671,7 +671,7 @@ def test_torch_settings_are_restored_after_every_check_and_the_change_named(chan
     text = capsys.readouterr().out
     after = (torch.get_default_dtype(), torch.get_num_threads(), torch.get_rng_state(), torch.is_grad_enabled())
     assert before[:2] == after[:2] and torch.equal(before[2], after[2]) and before[3] == after[3]
-    assert not verdict and verdict.status == "side effect" and words in text, text
+    assert verdict.status == status and words in text, text
 
 
 def test_states_in_other_rows_are_told_which_row_holds_which(capsys):
@@ -697,3 +697,77 @@ def test_a_reshape_where_a_transpose_was_meant_is_suspected(capsys):
     verdict = diagnose(my_rnn, *make(batch_first=True))
     text = capsys.readouterr().out
     assert not verdict and "a .view() or .reshape() where a .transpose()" in text, text
+
+
+def test_a_cell_built_inside_the_function_is_right_with_a_note(capsys):
+    """Copying the weights into an nn.GRUCell made inside draws its initial weights: right, with a note, not ✗."""
+
+    def my_gru(module, input, hx=None):
+        cell = nn.GRUCell(module.input_size, module.hidden_size)
+        with torch.no_grad():
+            cell.weight_ih.copy_(module.weight_ih_l0)
+            cell.weight_hh.copy_(module.weight_hh_l0)
+            cell.bias_ih.copy_(module.bias_ih_l0)
+            cell.bias_hh.copy_(module.bias_hh_l0)
+        h = torch.zeros(input.shape[1], module.hidden_size) if hx is None else hx[0]
+        states = []
+        for x_t in input:
+            h = torch.tanh(h) * 0 + cell(x_t, h) if False else cell(x_t, h)
+            states.append(h)
+        return torch.stack(states), h.unsqueeze(0)
+
+    module, x = make(kind="GRU")
+    verdict = diagnose(my_gru, module, x)
+    text = capsys.readouterr().out
+    assert verdict.status == "wrong" and "gradients are not" in text, text  # the cell's own copies get the gradient
+
+
+@pytest.mark.parametrize("cut", ["input", "hx"])
+def test_an_input_or_initial_state_detached_is_named(cut, capsys):
+    """x.detach() or hx.detach() inside: the values are right, no gradient reaches what made them."""
+
+    def my_rnn(module, input, hx=None):
+        if cut == "input":
+            input = input.detach()
+        elif hx is not None:
+            hx = hx.detach()
+        return module(input, hx)
+
+    module, x = make()
+    verdict = diagnose(my_rnn, module, x, torch.zeros(1, 3, 4))
+    text = capsys.readouterr().out
+    assert not verdict and ("input is detached" if cut == "input" else "h_0 is detached") in text, text
+
+
+def test_a_state_detached_is_caught_even_on_a_one_step_input(capsys):
+    """On one step a detached state changes no gradient; the larger probe, run with autograd too, shows it."""
+    fn = student(("h, c = h_new, c_new", "h, c = h_new.detach(), c_new.detach()"))
+    module, _ = make()
+    verdict = diagnose(fn, module, torch.randn(1, 2, 3))
+    assert not verdict and "the state is detached between steps" in capsys.readouterr().out
+
+
+def test_a_padded_output_for_a_packed_input_is_a_departure(capsys):
+    """torch returns a PackedSequence for a packed input; a padded tensor is not what the layer returns."""
+
+    def my_rnn(module, input, hx=None):
+        output, h_n = module(input, hx)
+        return pad_packed_sequence(output)[0], h_n
+
+    verdict = diagnose(my_rnn, *make(packed=True))
+    assert not verdict and "output is a padded tensor" in capsys.readouterr().out
+
+
+def test_a_function_whose_name_raises_is_still_checked(capsys):
+    """A callable whose __name__ raises gets a line, not an exception."""
+
+    class Odd:
+        @property
+        def __name__(self):
+            raise RuntimeError("no name")
+
+        def __call__(self, module, input, hx=None):
+            return module(input, hx)
+
+    verdict = diagnose(Odd(), *make())
+    assert not verdict and "✗ your function" in capsys.readouterr().out  # said, never raised

@@ -188,3 +188,33 @@ def test_copies_keep_a_leaf_a_leaf():
     x = torch.ones(2, requires_grad=True)
     y = sandbox.copied(x)
     assert y.is_leaf and y.requires_grad and y is not x
+
+
+def test_what_goes_to_stderr_is_capped_too(capsys):
+    """print(..., file=sys.stderr) counts against the same cap, and a quiet run shows none of it."""
+    import sys
+
+    def noisy(x):
+        for i in range(3000):
+            print("warning", i, file=sys.stderr)
+        return x
+
+    Sandbox().run(noisy, (1,))
+    Sandbox().run(noisy, (1,), quiet=True)
+    captured = capsys.readouterr()
+    assert captured.err.count("warning") == 0 and captured.out.count("warning") == OUTPUT_LINES
+
+
+def test_a_packed_sequence_is_copied_whole():
+    """Its batch sizes and indices are copies too: a function that writes into them leaves the caller's alone."""
+    from torch.nn.utils.rnn import pack_padded_sequence
+
+    packed = pack_padded_sequence(torch.randn(4, 3, 2), torch.tensor([2, 4, 3]), enforce_sorted=False)
+    sizes = packed.batch_sizes.clone()
+
+    def vandal(p):
+        p.batch_sizes -= 1
+        return p
+
+    outcome = Sandbox().run(vandal, (packed,))
+    assert torch.equal(packed.batch_sizes, sizes) and "`p.batch_sizes`" in outcome.changed[0]
