@@ -73,13 +73,11 @@ class Sandbox:
         self.used = 0.0  # seconds the runs have taken so far
         self.runs = 0
 
-    def run(self, fn, args, *, quiet=False, grad=None, random_state_matters=True):
+    def run(self, fn, args, *, quiet=False, grad=None):
         """fn(*copies of args) as an Outcome.
 
         `quiet` hides what fn prints (else up to OUTPUT_LINES lines are shown); `grad` runs it with
-        autograd on (True) or off (False), as the caller's mode is otherwise; `random_state_matters`:
-        a run that draws random numbers changes what the caller's next draw gives (not so for a
-        layer that applies dropout, which draws them itself).
+        autograd on (True) or off (False), as the caller's mode is otherwise.
         """
         left = self.limit - self.used
         if left <= 0:
@@ -102,7 +100,7 @@ class Sandbox:
         limit.stop()
         output.stop()
         self.used += limit.seconds()
-        changed = _restore(before, random_state_matters)
+        changed = _restore(before)
         torch.set_grad_enabled(caller_grad)
         if isinstance(error, KeyboardInterrupt):  # the student's stop button stops the check too
             raise error
@@ -293,7 +291,7 @@ def _torch_state():
     }
 
 
-def _restore(before, random_state_matters):
+def _restore(before):
     """Put torch's settings back as `before` held them; return what had changed, in sentences."""
     now = _torch_state()
     changed = []
@@ -317,12 +315,11 @@ def _restore(before, random_state_matters):
         )
     if not torch.equal(now["random"], before["random"]):
         torch.set_rng_state(before["random"])
-        if random_state_matters:
-            changed.append(
-                f"{NOTE}it draws from (or reseeds) torch's random generator: torch.manual_seed, torch.randn, or a "
-                "layer built inside the function (its initial weights are drawn). The check puts the generator "
-                "back; in the notebook, the next random numbers would differ"
-            )
+        changed.append(
+            f"{NOTE}it draws from (or reseeds) torch's random generator: torch.manual_seed, torch.randn, or a "
+            "layer built inside the function (its initial weights are drawn). The check puts the generator "
+            "back; in the notebook, the next random numbers would differ"
+        )
     return changed
 
 
