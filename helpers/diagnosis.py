@@ -122,7 +122,7 @@ def _diagnose(fn, module, input, hx, name):
                 line = f"✓ {name} matches {kind} on your input (values, dtype and gradients) and on {len(probes) - 1} probes ({labels})."
                 return Diagnosis(True, "\n".join([line, *notes]), "right")
             lines = [f"✗ {name}: not yet. Its values match torch's on every probe, but:"]
-            lines += [f"  {gradients}" for _ in [0] if gradients] + [f"  {c}." for c in changed] + notes
+            lines += ([f"  {gradients}"] if gradients else []) + [f"  {c}." for c in changed] + notes
             status = "wrong" if gradients else "side effect"
             return Diagnosis(False, "\n".join(lines), status, probe="your input", changed=changed)
         bug, matched, others = _likely_bug(outcomes, probes, failing[0])
@@ -151,8 +151,6 @@ def _gradient_problem(outcome, probe):
             ".item(), .numpy(), torch.tensor(...) of values, or inside torch.no_grad(), so training could not "
             "learn through it. Compute it with torch operations on the layer's own parameters."
         )
-    generator = torch.Generator().manual_seed(0)
-    weights = [torch.randn(part.shape, generator=generator, dtype=part.dtype) for part in theirs]
     mine_params = [dict(mine_module.named_parameters())[n] for n in names]
     theirs_params = [dict(theirs_module.named_parameters())[n] for n in names]
     for label, mine_leaf, theirs_leaf in (
@@ -167,17 +165,14 @@ def _gradient_problem(outcome, probe):
                 [*theirs_params, theirs_leaf],
             )
     try:
-        mine_loss = sum((part * w).sum() for part, w in zip(mine, weights) if part.requires_grad)
-        mine_grads = torch.autograd.grad(mine_loss, mine_params, allow_unused=True)
+        mine_grads = torch.autograd.grad(_stand_in_loss(mine), mine_params, allow_unused=True)
     except RuntimeError as error:
         return (
             f"computing gradients through its result raised RuntimeError: {str(error).splitlines()[0]} "
             "Something autograd still needs was changed in place (h += ..., h[...] = ..., .add_()): "
             "write h = h + ... and collect the steps in a list, then torch.stack them."
         )
-    theirs_grads = torch.autograd.grad(
-        sum((p * w).sum() for p, w in zip(theirs, weights)), theirs_params, allow_unused=True
-    )
+    theirs_grads = torch.autograd.grad(_stand_in_loss(theirs), theirs_params, allow_unused=True)
     theirs_grads = [torch.zeros_like(p) if g is None else g for p, g in zip(theirs_params, theirs_grads)]
     for name, mine_grad, theirs_grad in zip(names, mine_grads, theirs_grads):
         mine_grad = torch.zeros_like(theirs_grad) if mine_grad is None else mine_grad
@@ -185,7 +180,16 @@ def _gradient_problem(outcome, probe):
         if bool(close.all()):
             continue
         index = tuple((~close).nonzero()[0].tolist())
-        at = f"{name}[{', '.join(map(str, index))}]"
+        found = (
+            f"the values are right, the gradients are not: the gradient with respect to "
+            f"{name}[{', '.join(map(str, index))}] is {mine_grad[index].item():.4f} through yours, "
+            f"{theirs_grad[index].item():.4f} through torch's. Most likely"
+        )
+        if name in ("input", "h_0", "c_0"):
+            return (
+                f"{found} {name} is detached (.detach(), .data, or a copy made from its values), so no gradient "
+                f"reaches what made it: an embedding below the layer, or the encoder that gave h_0, would not learn."
+            )
         detached = any(
             other is not None
             and all(
@@ -194,13 +198,6 @@ def _gradient_problem(outcome, probe):
             )
             for other in (_detached_gradients(probe, names, bug) for bug in bugs.GRADIENT_BUGS)
         )
-        if name in ("input", "h_0", "c_0"):
-            return (
-                f"the values are right, the gradients are not: the gradient with respect to {at} is "
-                f"{mine_grad[index].item():.4f} through yours, {theirs_grad[index].item():.4f} through torch's. "
-                f"Most likely {name} is detached (.detach(), .data, or a copy made from its values), so no gradient "
-                f"reaches what made it: an embedding below the layer, or the encoder that gave h_0, would not learn."
-            )
         cause = (
             "the state is detached between steps (h.detach(), h.data, or a new tensor made from its values): "
             "the gradient stops at each step instead of flowing back through time. Carry h itself from step to step."
@@ -208,11 +205,7 @@ def _gradient_problem(outcome, probe):
             else "something cuts or bends the path from the parameters to the result: a .detach() or .data, a value "
             "rebuilt with torch.tensor(...) or .item(), or an in-place change."
         )
-        return (
-            f"the values are right, the gradients are not: the gradient with respect to {at} is "
-            f"{mine_grad[index].item():.4f} through yours, {theirs_grad[index].item():.4f} through torch's. "
-            f"Most likely {cause} Values alone cannot show this; training would."
-        )
+        return f"{found} {cause} Values alone cannot show this; training would."
     return None
 
 
@@ -241,11 +234,20 @@ def _detached_gradients(probe, names, bug):
     try:
         with torch.enable_grad():
             parts = _result_parts(bugs.run(module, copied(probe.input), copied(probe.hx), bug), probe)
-            generator = torch.Generator().manual_seed(0)
-            weights = [torch.randn(part.shape, generator=generator, dtype=part.dtype) for part in parts]
-            return torch.autograd.grad(sum((p * w).sum() for p, w in zip(parts, weights)), params, allow_unused=True)
+            return torch.autograd.grad(_stand_in_loss(parts), params, allow_unused=True)
     except RuntimeError:
         return None
+
+
+def _stand_in_loss(parts):
+    """One number from a layer's result, as a loss makes one: each part times seeded random weights, summed.
+
+    The same weights for the student's result and torch's, so their gradients must agree; parts that
+    carry no gradient add nothing.
+    """
+    generator = torch.Generator().manual_seed(0)
+    weights = [torch.randn(part.shape, generator=generator, dtype=part.dtype) for part in parts]
+    return sum((part * w).sum() for part, w in zip(parts, weights) if part.requires_grad)
 
 
 def _result_parts(value, probe):
