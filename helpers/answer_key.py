@@ -32,7 +32,7 @@ import torch
 from torch import nn
 
 from helpers import sandbox
-from helpers.diagnosis import ATOL, RTOL  # two results agree within ATOL + RTOL × |expected|, as there
+from helpers.diagnosis import ATOL, RTOL, gradients  # results agree within ATOL + RTOL × |expected|, as there
 from helpers.exercise_types import CodeExercise, CodeMistake, SealedExercise
 
 SHIFTS = 10  # a list of whole numbers off by the same amount, up to this much either way, is named with it
@@ -361,6 +361,11 @@ def _seal_code(exercise, salt):
         cases = exercise.cases()
         record["cases"] = cases
         record["reference"] = [seal_outcome(exercise.reference, sandbox.copied(args), salt) for _, args in cases]
+        first = sandbox.copied(cases[0][1])
+        has_gradients = gradients(exercise.reference, first) is not None
+        record["gradients"] = (
+            seal_outcome(lambda *a: gradients(exercise.reference, a), first, salt) if has_gradients else None
+        )
         record["mistakes"] = []
         for mistake in exercise.mistakes:
             outcomes = [seal_outcome(mistake.function, sandbox.copied(args), salt) for _, args in cases]
@@ -412,4 +417,8 @@ def _code_exercise(name, record, salt):
         for title, fix, outcomes in record["mistakes"]
     )
     reference = Recorded(name, cases, [SealedOutcome(o, salt) for o in record["reference"]])
-    return CodeExercise(reference=reference, cases=lambda: cases, mistakes=mistakes, **common)
+    sealed_gradients = record.get("gradients")
+    gradients_ = (
+        None if sealed_gradients is None else Recorded(name, cases[:1], [SealedOutcome(sealed_gradients, salt)])
+    )
+    return CodeExercise(reference=reference, cases=lambda: cases, mistakes=mistakes, gradients=gradients_, **common)

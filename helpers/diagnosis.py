@@ -91,7 +91,7 @@ def _diagnose(fn, module, input, hx, name):
     with torch.random.fork_rng(devices=[]):
         with torch.no_grad():
             probes = _probes(module, input, hx)
-        first = sandbox.run(fn, (module, _needing_grad(input), _needing_grad(hx)), grad=True)  # as a cell runs it
+        first = sandbox.run(fn, (module, needing_grad(input), needing_grad(hx)), grad=True)  # as a cell runs it
         if first.error is None and first.value is None:
             returns = "(output, (h_n, c_n))" if module.mode == "LSTM" else "(output, h_n)"
             who = "it" if name == getattr(fn, "__name__", None) else getattr(fn, "__name__", "your function")
@@ -104,7 +104,7 @@ def _diagnose(fn, module, input, hx, name):
         with torch.no_grad():
             for i, p in enumerate(probes[1:], 1):
                 if i == larger_at:  # with autograd on too: its gradients over 4 steps are compared
-                    p_input, p_hx = _needing_grad(p.input), _needing_grad(p.hx)
+                    p_input, p_hx = needing_grad(p.input), needing_grad(p.hx)
                     outcomes.append(sandbox.run(fn, (p.module, p_input, p_hx), quiet=True, grad=True))
                 else:
                     outcomes.append(sandbox.run(fn, (p.module, p.input, p.hx), quiet=True))
@@ -141,7 +141,7 @@ def _gradient_problem(outcome, probe):
     if not names:
         return None
     theirs_module = copy.deepcopy(probe.module)
-    theirs_input, theirs_hx = _needing_grad(probe.input), _needing_grad(probe.hx)
+    theirs_input, theirs_hx = needing_grad(probe.input), needing_grad(probe.hx)
     with torch.enable_grad():
         theirs = _result_parts(theirs_module(theirs_input, theirs_hx), probe)
     mine = _result_parts(outcome.value, probe)
@@ -209,12 +209,12 @@ def _gradient_problem(outcome, probe):
     return None
 
 
-def _needing_grad(value):
+def needing_grad(value):
     """A float tensor (or a tuple of them) as a new leaf that requires grad; anything else as it is."""
     if isinstance(value, Tensor) and value.is_floating_point():
         return value.detach().clone().requires_grad_()
     if type(value) is tuple:  # (h_0, c_0); a PackedSequence, a tuple too, stays as it is
-        return tuple(_needing_grad(v) for v in value)
+        return tuple(needing_grad(v) for v in value)
     return value
 
 
@@ -248,6 +248,29 @@ def _stand_in_loss(parts):
     generator = torch.Generator().manual_seed(0)
     weights = [torch.randn(part.shape, generator=generator, dtype=part.dtype) for part in parts]
     return sum((part * w).sum() for part, w in zip(parts, weights) if part.requires_grad)
+
+
+def gradients(function, args):
+    """The gradients of the stand-in loss through function(*args), with respect to each float tensor argument.
+
+    A tuple in the arguments' order (zeros where the result does not depend on one); None when the
+    result carries no gradient. Used for step functions (helpers.exercises), whose weights are
+    arguments.
+    """
+    leaves = tuple(needing_grad(a) if isinstance(a, Tensor) else a for a in args)
+    with torch.enable_grad():
+        return gradients_through(function(*leaves), leaves)
+
+
+def gradients_through(value, leaves):
+    """gradients() for a result `value` already computed from `leaves` (the arguments, float tensors requiring grad)."""
+    parts = value if isinstance(value, (tuple, list)) else (value,)
+    parts = [p for p in parts if isinstance(p, Tensor) and p.is_floating_point()]
+    wrt = [a for a in leaves if isinstance(a, Tensor) and a.requires_grad]
+    if not wrt or not any(p.requires_grad for p in parts):
+        return None
+    found = torch.autograd.grad(_stand_in_loss(parts), wrt, allow_unused=True)
+    return tuple(torch.zeros_like(a) if g is None else g for g, a in zip(found, wrt, strict=True))
 
 
 def _result_parts(value, probe):

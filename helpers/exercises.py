@@ -41,7 +41,7 @@ import torch
 from helpers import answer_key, attempts, diagnosis
 from helpers.checks import report
 from helpers.exercise_types import CodeExercise, Exercise, SealedExercise
-from helpers.sandbox import Outcome, Sandbox, TooSlow, changes, raised, too_slow
+from helpers.sandbox import Outcome, Sandbox, TooSlow, argument_names, changes, raised, too_slow
 from helpers.solutions import BY_KEY
 
 LONGEST_LIST = 10_000  # a longer integer tensor stays a tensor: no list answer is that long
@@ -120,11 +120,18 @@ def _examine(exercise, fn):
         also = [f"  also: {c}." for c in changed] + [f"  {n}." for n in notes]
         if not failing:
             dtype = _dtype_problem(outcomes, cases)
-            if dtype is None and not changed:
-                return True, "\n".join([f"✓ {key}: right. {name} matches the reference on {len(cases)} cases."] + also)
+            gradient = None if dtype or changed else _gradient_problem(exercise, fn, cases[0][1], sandbox)
+            if dtype is None and gradient is None and not changed:
+                checked = (
+                    "values, dtype and gradients" if _reference_gradients(exercise, cases[0][1]) else "values and dtype"
+                )
+                return True, "\n".join(
+                    [f"✓ {key}: right. {name} matches the reference on {len(cases)} cases ({checked})."] + also
+                )
             lines = [f"✗ {key}: not yet. Its values match the reference on every case, but:"]
+            problems = [p for p in (dtype, gradient) if p]
             return False, "\n".join(
-                lines + ([f"  {dtype}."] if dtype else []) + [line.replace("also: ", "") for line in also]
+                lines + [f"  {p.rstrip('.')}." for p in problems] + [line.replace("also: ", "") for line in also]
             )
         first = failing[0]
         lines = [f"✗ {key}: not yet." + ("" if first == 0 else " Right on the notebook's case, but not on this one:")]
@@ -146,6 +153,58 @@ def _examine(exercise, fn):
         marks = [f"{_case_label(i, c[0])} {'✗' if i in failing else '✓'}" for i, c in enumerate(cases)]
         checks = ["  checks: " + " · ".join(marks)]
     return False, "\n".join([*lines, f"  hint: {hint}", *checks, *also])
+
+
+def _reference_gradients(exercise, args):
+    """The reference's gradients on a case (an Outcome whose value is None when its result carries none)."""
+    if exercise.gradients is not None:  # a course release: sealed
+        return Outcome(exercise.gradients(*_copies(args)))
+    if isinstance(exercise.reference, answer_key.Recorded):
+        return Outcome(None)
+    return Outcome(diagnosis.gradients(exercise.reference, _copies(args)))
+
+
+def _gradient_problem(exercise, fn, args, sandbox):
+    """What is wrong with the gradients through a step function whose values are right, in words; None when right.
+
+    The function runs on the notebook's case with every float argument requiring grad, as a layer's
+    weights do in training; one number made of its result (diagnosis.gradients) is differentiated
+    with respect to each of them and compared with the reference's.
+    """
+    want = _reference_gradients(exercise, args).value
+    if want is None:
+        return None
+    leaves = tuple(diagnosis.needing_grad(a) if isinstance(a, torch.Tensor) else a for a in args)
+    outcome = sandbox.run(fn, leaves, quiet=True, grad=True)
+    if isinstance(outcome.error, TooSlow):
+        return None  # the values were checked in time; the time left was too short for this run
+    names = [
+        n for n, a in zip(argument_names(fn, len(args)), args) if isinstance(a, torch.Tensor) and a.is_floating_point()
+    ]
+    if outcome.error is not None:
+        return (
+            "when its arguments require grad, as a layer's weights do in training, it "
+            f"{raised(outcome).rstrip('.')}.\n  Change no argument in place (W.mul_(2), x += 1, x[0] = ...): make new tensors"
+        )
+    try:
+        mine = diagnosis.gradients_through(outcome.value, outcome.arguments)
+    except RuntimeError as error:  # an in-place change that autograd needed undone
+        return f"its gradients cannot be computed ({str(error).splitlines()[0]}): avoid changing tensors in place"
+    if mine is None:
+        return (
+            "its result carries no gradient (requires_grad is False): it was computed from .data, .detach(), "
+            ".item(), .numpy(), torch.tensor(...) of values, or inside torch.no_grad(), so training could not "
+            "learn through it. Compute it with torch operations on the arguments"
+        )
+    wants = [None] * len(mine) if isinstance(want, answer_key.SealedOutcome) else list(want)
+    for number, (name, grad, theirs) in enumerate(zip(names, mine, wants, strict=True)):
+        if _first_departure(grad, want, number, theirs) is not None:
+            return (
+                f"its gradient with respect to `{name}` is wrong, so training would go astray: something in the "
+                f"path from `{name}` to the result is detached (.detach(), .data, torch.no_grad()) or rebuilt from "
+                "plain numbers"
+            )
+    return None
 
 
 def _term_hint(cases, failing):

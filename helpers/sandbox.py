@@ -82,7 +82,7 @@ class Sandbox:
         left = self.limit - self.used
         if left <= 0:
             return Outcome(error=TooSlow(), where="")
-        names = _argument_names(fn, len(args))
+        names = argument_names(fn, len(args))
         working = tuple(copied(a) for a in args)
         caller_grad = torch.is_grad_enabled()
         torch.set_grad_enabled(caller_grad if grad is None else grad)
@@ -131,7 +131,7 @@ def copied(value):
     return value
 
 
-def _argument_names(fn, count):
+def argument_names(fn, count):
     """The names the student's function gives its first `count` parameters ("argument 3" where it has none)."""
     try:
         parameters = [

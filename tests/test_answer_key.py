@@ -121,6 +121,13 @@ def test_write_it_yourself_exercises_are_checked_as_before(key, sealed, capsys, 
             return function
 
         functions += [changed(lambda t: -t), changed(lambda t: 1.5 * t), changed(lambda t: t[..., :1])]
+        functions.append(changed(lambda t: t.detach()))  # right values, no gradient
+
+        def first_detached(*args):  # right values, no gradient through the first float argument
+            first = next(i for i, a in enumerate(args) if isinstance(a, torch.Tensor) and a.is_floating_point())
+            return reference(*args[:first], args[first].detach(), *args[first + 1 :])
+
+        functions.append(first_detached)
     for function in functions:
         sealed_verdict = exercises.check_code(key, function)
         monkeypatch.setattr(exercises, "BY_KEY", BY_KEY)

@@ -1,6 +1,7 @@
 """helpers.exercises: every exercise accepts its solution and explains each typical mistake."""
 
 import dataclasses
+import inspect
 import re
 import subprocess
 import sys
@@ -603,3 +604,51 @@ def test_the_lstm_and_gru_steps_are_checked_term_by_term(capsys):
     text = capsys.readouterr().out
     assert not verdict and "hint: with only b_hh acting it departs, and every other term alone is right" in text
     assert "only W_hh acting ✓ · only b_ih acting ✓ · only b_hh acting ✗ · only c_prev acting ✓" in text
+
+
+@pytest.mark.parametrize("key", ["01.step", "10.step", "11.step", "12.bptt_step", "13.tag_loss"])
+def test_a_step_with_right_values_and_no_gradient_is_told_so(key, capsys):
+    """A result computed under no_grad has the reference's values on every case, and no gradient: ✗."""
+    reference = solutions.BY_KEY[key].reference
+
+    def without_gradient(*args):
+        with torch.no_grad():
+            return reference(*args)
+
+    assert exercises.check_code(key, reference)
+    capsys.readouterr()
+    verdict = exercises.check_code(key, without_gradient)
+    text = capsys.readouterr().out
+    assert not verdict and "Its values match the reference on every case" in text, text
+    assert "its result carries no gradient" in text, text
+
+
+def test_a_step_detaching_one_argument_names_that_argument(capsys):
+    """c_prev detached: every value right, the gradient with respect to c_prev zero; the message names c_prev."""
+    reference = solutions.BY_KEY["10.step"].reference
+
+    def lstm_step(x_t, h_prev, c_prev, W_ih, W_hh, b_ih, b_hh):
+        return reference(x_t, h_prev, c_prev.detach(), W_ih, W_hh, b_ih, b_hh)
+
+    verdict = exercises.check_code("10.step", lstm_step)
+    text = capsys.readouterr().out
+    assert not verdict and "its gradient with respect to `c_prev` is wrong" in text, text
+    assert "`h_prev`" not in text and "`W_hh`" not in text, text
+
+
+def test_a_step_changing_a_weight_in_place_is_caught_when_it_requires_grad(capsys):
+    """W_hh scaled in place and back: right values; with W_hh requiring grad, as in training, it raises: ✗."""
+
+    def rnn_step(x_t, h_prev, W_ih, W_hh, b_ih, b_hh):
+        W_hh.mul_(2)
+        h_t = torch.tanh(x_t @ W_ih.T + b_ih + h_prev @ (W_hh / 2).T + b_hh)
+        W_hh.div_(2)
+        return h_t
+
+    parameters = list(inspect.signature(solutions.BY_KEY["03.step_matrices"].reference).parameters)
+    assert parameters == ["x_t", "h_prev", "W_ih", "W_hh", "b_ih", "b_hh"], parameters
+    verdict = exercises.check_code("03.step_matrices", rnn_step)
+    text = capsys.readouterr().out
+    assert not verdict and "when its arguments require grad, as a layer's weights do in training, it raised" in text
+    assert "a leaf Variable that requires grad is being used in an in-place operation." in text, text
+    assert "Change no argument in place" in text and "operation.." not in text, text
