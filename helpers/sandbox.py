@@ -32,6 +32,7 @@ from helpers._validate import _package
 
 TIME_LIMIT = 10.0  # seconds that all the runs of one check may take together
 REPEAT = 0.05  # once the time is up, seconds between further stops
+HEADROOM = 100  # frames of the recursion limit kept back from the student's code until the time is up
 OUTPUT_LINES, OUTPUT_CHARACTERS = 40, 4000  # what a student's function may print into the check's output
 NOTE = "note: "  # a change worth saying that does not make the function wrong (it starts such a sentence)
 
@@ -160,7 +161,16 @@ class _TimeLimit:
         self.timer = hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
 
     def start(self):
-        self.previous_trace = sys.gettrace()
+        self.previous_trace, self.previous_profile = sys.gettrace(), sys.getprofile()
+        # The student's code runs HEADROOM frames below Python's recursion limit, and gets them back
+        # when the time is up: a recursion that swallows every stop reaches the limit, where the
+        # watch (a Python function, a frame too) could not be called.
+        self.recursion_limit = sys.getrecursionlimit()
+        self.lowered = _depth() + 2 * HEADROOM < self.recursion_limit
+        if self.lowered:
+            sys.setrecursionlimit(self.recursion_limit - HEADROOM)
+        self.watchdog = threading.Timer(self.limit, self._time_up, (threading.get_ident(),))
+        self.watchdog.daemon = True
         if self.timer:
             self.previous_handler = signal.signal(signal.SIGALRM, self._alarm)
             signal.setitimer(signal.ITIMER_REAL, self.limit, REPEAT)
@@ -169,14 +179,26 @@ class _TimeLimit:
         self.began = time.monotonic()
         self.deadline = self.began + self.limit
         self.active = True
+        self.watchdog.start()
 
     def stop(self):
         self.ended = time.monotonic()
         self.active = False
+        self.watchdog.cancel()
+        sys.setprofile(self.previous_profile)
         if self.timer:
             signal.setitimer(signal.ITIMER_REAL, 0)
             signal.signal(signal.SIGALRM, self.previous_handler)
         sys.settrace(self.previous_trace)
+        if self.lowered:
+            sys.setrecursionlimit(self.recursion_limit)
+
+    def _time_up(self, thread):
+        """In a thread of its own when the time is up: the headroom back, then a stop signal at once (main thread)."""
+        if self.active and self.lowered:
+            sys.setrecursionlimit(self.recursion_limit)
+            if self.timer:
+                signal.pthread_kill(thread, signal.SIGALRM)
 
     def seconds(self):
         return self.ended - self.began
@@ -184,6 +206,7 @@ class _TimeLimit:
     def watch(self, frame):
         """Trace the student's frames from `frame` outwards, and every frame they start."""
         sys.settrace(self._trace)
+        sys.setprofile(self._profile)
         while frame is not None and not _ours(frame):
             frame.f_trace, frame.f_trace_lines = self._trace, True
             frame = frame.f_back
@@ -205,8 +228,27 @@ class _TimeLimit:
         # stops where its own try would not catch the stop (anywhere, every REPEAT seconds).
         if event == "call" or (event == "line" and (now - self.last_stop > REPEAT or not _caught_here(frame))):
             self.last_stop = now
+            sys.setprofile(self._profile)
             raise TooSlow(self)
         return self._trace
+
+    def _profile(self, frame, event, arg):
+        """Once the time is up: as a frame of the student's code ends, watch again the frames it returns to.
+
+        Python switches off a trace function that raises. A profile function stays on and sees every
+        frame end, also by an exception; so a recursion that swallows the stop at every level is
+        watched at every level as the stop unwinds it.
+        """
+        if self.active and event == "return" and frame.f_back is not None and not _ours(frame.f_back):
+            self.watch(frame.f_back)
+
+
+def _depth():
+    """How many frames the calling code runs in."""
+    frame, depth = sys._getframe(1), 0
+    while frame is not None:
+        frame, depth = frame.f_back, depth + 1
+    return depth
 
 
 def _caught_here(frame):

@@ -1,5 +1,6 @@
 """helpers.sandbox: one time limit that a bare except cannot outlive, capped output, side effects found and undone."""
 
+import sys
 import threading
 import time
 
@@ -54,7 +55,23 @@ def endless_retry(x):
                 pass
 
 
+def endless_recursion(x):
+    try:
+        endless_recursion(x)
+    except:  # noqa: E722
+        endless_recursion(x)
+
+
+def endless_recursion_in_a_loop(x):
+    while True:
+        try:
+            endless_recursion_in_a_loop(x)
+        except:  # noqa: E722
+            pass
+
+
 ENDLESS = [endless_bare_except, endless_continue, endless_nested, endless_retry]
+RECURSIVE = [endless_recursion, endless_recursion_in_a_loop]
 
 
 @pytest.mark.parametrize("fn", ENDLESS, ids=[f.__name__ for f in ENDLESS])
@@ -75,6 +92,27 @@ def test_outside_the_main_thread_tracing_stops_them_too(fn):
     worker.start()
     worker.join(timeout=20)
     assert not worker.is_alive() and isinstance(found[0].error, TooSlow)
+
+
+@pytest.mark.parametrize("fn", RECURSIVE, ids=[f.__name__ for f in RECURSIVE])
+def test_a_recursion_that_swallows_every_stop_at_every_level_is_stopped(fn):
+    """It runs at Python's recursion limit, where no watch could be called: the limit is lowered while it runs."""
+    limit, profile = sys.getrecursionlimit(), sys.getprofile()
+    start = time.monotonic()
+    outcome = Sandbox(limit=0.3).run(fn, (torch.tensor(1.0),))
+    assert isinstance(outcome.error, TooSlow)
+    assert time.monotonic() - start < 5.0
+    assert (sys.getrecursionlimit(), sys.getprofile(), sys.gettrace()) == (limit, profile, None)
+
+
+def test_a_deep_but_finite_recursion_runs_within_the_lowered_limit():
+    """The student's code may still go nearly as deep as Python allows: all but sandbox.HEADROOM frames."""
+
+    def depth(n):
+        return 0 if n == 0 else 1 + depth(n - 1)
+
+    deep = sys.getrecursionlimit() - 3 * sandbox.HEADROOM
+    assert Sandbox().run(depth, (deep,)).value == deep
 
 
 def test_one_limit_covers_every_run_of_a_check():
