@@ -170,6 +170,7 @@ class _TimeLimit:
         if self.lowered:
             sys.setrecursionlimit(self.recursion_limit - HEADROOM)
         self.watchdog = threading.Timer(self.limit, self._time_up, (threading.get_ident(),))
+        self.lock = threading.Lock()
         self.watchdog.daemon = True
         if self.timer:
             self.previous_handler = signal.signal(signal.SIGALRM, self._alarm)
@@ -183,8 +184,9 @@ class _TimeLimit:
 
     def stop(self):
         self.ended = time.monotonic()
-        self.active = False
-        self.watchdog.cancel()
+        with self.lock:  # no stop signal after this (the caller's own SIGALRM handler comes back below)
+            self.active = False
+            self.watchdog.cancel()
         sys.setprofile(self.previous_profile)
         if self.timer:
             signal.setitimer(signal.ITIMER_REAL, 0)
@@ -195,10 +197,11 @@ class _TimeLimit:
 
     def _time_up(self, thread):
         """In a thread of its own when the time is up: the headroom back, then a stop signal at once (main thread)."""
-        if self.active and self.lowered:
-            sys.setrecursionlimit(self.recursion_limit)
-            if self.timer:
-                signal.pthread_kill(thread, signal.SIGALRM)
+        with self.lock:
+            if self.active and self.lowered:
+                sys.setrecursionlimit(self.recursion_limit)
+                if self.timer:
+                    signal.pthread_kill(thread, signal.SIGALRM)
 
     def seconds(self):
         return self.ended - self.began
