@@ -300,6 +300,120 @@ CATALOGUE = (
         "read layer k's own weights: getattr(module, f'weight_ih_l{k}'), and so on for each of them",
         _stacked,
     ),
+    Bug(
+        "b_ih_for_both",
+        "b_ih added twice: b_ih where b_hh belongs (x_t W_ih^T + b_ih + h_{t-1} W_hh^T + b_ih)",
+        "add each bias once: x_t W_ih^T + b_ih + h_{t-1} W_hh^T + b_hh",
+        lambda module, packed: module.bias,
+    ),
+    Bug(
+        "batch_first_reshaped",
+        "batch_first handled with .reshape (or .view) instead of .transpose: (B, T, features) reshaped to "
+        "(T, B, features) mixes the sequences, and so does the output reshaped back",
+        "swap the two axes: x = input.transpose(0, 1), and output.transpose(0, 1) at the end",
+        lambda module, packed: module.batch_first and not packed,
+    ),
+    Bug(
+        "outputs_aliased",
+        "every step of output holds the last state computed: the steps are stored into one tensor that each "
+        "step overwrites (out.copy_(h), a buffer appended at every step, an in-place update of h)",
+        "store a new tensor at every step (h = torch.tanh(...) makes one) and torch.stack the list at the end",
+    ),
+    Bug(
+        "c_0_ignored",
+        "c_0 ignored: the cell starts from zeros even when hx = (h_0, c_0) is given",
+        "start each row's cell from c_0: c = c_0[layer * num_directions + direction]",
+        lambda module, packed: module.mode == "LSTM",
+    ),
+    Bug(
+        "hx_swapped",
+        "hx read as (c_0, h_0): torch's order is hx = (h_0, c_0), and it returns (h_n, c_n) in the same order",
+        "unpack h_0, c_0 = hx",
+        lambda module, packed: module.mode == "LSTM" and not module.proj_size,
+    ),
+    Bug(
+        "h_n_c_n_swapped",
+        "the final states returned as (c_n, h_n): torch returns (output, (h_n, c_n))",
+        "return output, (h_n, c_n)",
+        lambda module, packed: module.mode == "LSTM" and not module.proj_size,
+    ),
+    Bug(
+        "h_from_c_prev",
+        "h_t from the old cell: o * tanh(c_{t-1}) instead of o * tanh(c_t)",
+        "update the cell first, then h_t = o * tanh(c_t) with the new c_t",
+        lambda module, packed: module.mode == "LSTM",
+    ),
+    Bug(
+        "forget_bias_added",
+        "1 added to the forget gate's input (a forget bias, as in some papers and Keras): torch adds none, its "
+        "b_ih and b_hh hold all of f's bias",
+        "f = sigmoid(a_f), with nothing added: to start with a large forget gate, initialise b_hh's f rows instead",
+        lambda module, packed: module.mode == "LSTM",
+    ),
+    Bug(
+        "gru_n_sigmoid",
+        "the candidate n squashed by sigmoid: torch uses tanh for n (sigmoid for r and z only)",
+        "n = tanh(x_n + r * (h_{t-1} W_hn^T + b_hn))",
+        lambda module, packed: module.mode == "GRU",
+    ),
+    Bug(
+        "output_bottom_layer",
+        "output holds the first layer's states: torch's output is the top layer's",
+        "return the last layer's states as output (the input of a next layer, had there been one)",
+        _stacked,
+    ),
+    Bug(
+        "h_n_top_repeated",
+        "every layer's rows of h_n hold the top layer's final states",
+        "keep each layer's own final state: h_n[layer * num_directions + direction]",
+        _stacked,
+    ),
+    Bug(
+        "layer_reads_below_a_step_late",
+        "layer k reads the layer below one step late: at step t it gets that layer's state from t - 1 (h_0 at t = 0), "
+        "not its state of step t",
+        "feed layer k the states layer k-1 computed at the same steps: torch.stack(states) in time order",
+        lambda module, packed: module.num_layers > 1 and not module.bidirectional,
+    ),
+    Bug(
+        "next_layer_halves_swapped",
+        "the layer above reads [backward, forward]: torch feeds it [forward_t, backward_t], the same order as output",
+        "concatenate the directions forward first: torch.cat([forward, backward], dim=-1)",
+        _stacked_bidirectional,
+    ),
+    Bug(
+        "cell_carried_up",
+        "a layer's cell starts from the final cell of the layer below (same direction), not from its own c_0 row",
+        "start every layer and direction from its own row: c = c_0[layer * num_directions + direction]",
+        lambda module, packed: module.mode == "LSTM" and module.num_layers > 1,
+    ),
+    Bug(
+        "backward_from_forward_end",
+        "the backward run starts from the forward run's final state instead of its own row of h_0",
+        "start the backward direction from h_0[layer * 2 + 1] (zeros when no hx is given)",
+        _bidirectional,
+    ),
+    Bug(
+        "features_flipped",
+        "the backward direction flips the features (the last dimension) and runs forward in time: it must read "
+        "the steps from last to first",
+        "reverse time, not features: for t in range(T - 1, -1, -1), reading x[t] (or x.flip(0))",
+        lambda module, packed: module.bidirectional and module.input_size > 1,
+    ),
+    Bug(
+        "backward_from_padding",
+        "the backward run starts at the padded end: it runs through the padding steps of a shorter sequence "
+        "before its real last step",
+        "start each sequence's backward run at its own last step, t = lengths[b] - 1 (mask the steps beyond it)",
+        lambda module, packed: module.bidirectional and packed,
+    ),
+    Bug(
+        "h_n_sorted_order",
+        "h_n left in the sorted order of the packed batch (longest first): torch returns h_n in the order of "
+        "the batch you packed",
+        "put h_n's batch back in your order: h_n[:, packed.unsorted_indices] (or let pad_packed_sequence do it)",
+        lambda module, packed: packed,
+    ),
 )
 BUGS = {bug.name: bug for bug in CATALOGUE}
 # Bugs that leave every value right and change only the gradients: helpers.diagnose compares
@@ -322,13 +436,17 @@ def run(module, input, hx=None, bug=None):
         lengths = None
         x = input if batched else input.unsqueeze(1)  # (T, B, in) or (B, T, in)
         if batched and module.batch_first and bug != "batch_first_ignored":
-            x = x.transpose(0, 1)
+            x = x.reshape(x.shape[1], x.shape[0], -1) if bug == "batch_first_reshaped" else x.transpose(0, 1)
     T, B = x.shape[:2]
     D = 2 if module.bidirectional else 1
     L = module.num_layers
     h_0, c_0 = _initial(module, hx, batched, B, x.dtype)
     if bug == "h_0_ignored":
         h_0, c_0 = torch.zeros_like(h_0), torch.zeros_like(c_0)
+    if bug == "c_0_ignored":
+        c_0 = torch.zeros_like(c_0)
+    if bug == "hx_swapped" and hx is not None:
+        h_0, c_0 = c_0, h_0
     if bug == "padding_run_through":
         lengths = None
 
@@ -338,7 +456,12 @@ def run(module, input, hx=None, bug=None):
         for direction in range(D):
             row = {"h_0_first_row": 0, "h_0_direction_major": direction * L + layer}.get(bug, layer * D + direction)
             reads = x if bug == "layers_not_chained" else layer_input
-            per_step, h, c = _direction(module, (layer, direction), reads, (h_0[row], c_0[row]), lengths, bug)
+            state = (h_0[row], c_0[row])
+            if bug == "cell_carried_up" and layer > 0:
+                state = (h_0[row], c_finals[(layer - 1) * D + direction])  # the layer below's last cell
+            if bug == "backward_from_forward_end" and direction == 1:
+                state = (h_finals[-1], c_finals[-1])
+            per_step, h, c = _direction(module, (layer, direction), reads, state, lengths, bug)
             states.append(per_step)
             h_finals.append(h)
             c_finals.append(c)
@@ -348,8 +471,14 @@ def run(module, input, hx=None, bug=None):
         if bug == "reads_one_direction":
             layer_output = states[-1]  # the last direction computed, as a loop variable overwritten keeps it
         layer_input = layer_output
+        if bug == "next_layer_halves_swapped":
+            layer_input = torch.cat(states[::-1], dim=2)
+        if bug == "layer_reads_below_a_step_late":  # the state each step started from
+            layer_input = torch.cat([h_0[layer][None], layer_output[:-1]])
+        if layer == 0:
+            bottom_output = layer_output
 
-    output = layer_output  # (T, B, D*H), the top layer
+    output = bottom_output if bug == "output_bottom_layer" else layer_output  # (T, B, D*H), the top layer
     h_n, c_n = torch.stack(h_finals), torch.stack(c_finals)  # (L*D, B, H)
     if bug == "h_n_direction_major":
         order = [k * D + d for d in range(D) for k in range(L)]
@@ -361,6 +490,10 @@ def run(module, input, hx=None, bug=None):
         h_n, c_n = h_n[-1], c_n[-1]  # the last state computed, (B, H)
     if bug == "h_n_top_layer_only":
         h_n, c_n = h_n[-D:], c_n[-D:]
+    if bug == "h_n_top_repeated":
+        h_n, c_n = h_n[-D:].repeat(L, 1, 1), c_n[-D:].repeat(L, 1, 1)
+    if bug == "h_n_sorted_order" and input.sorted_indices is not None:
+        h_n, c_n = h_n[:, input.sorted_indices], c_n[:, input.sorted_indices]
     if bug in ("h_n_backward_from_output", "h_n_at_padded_end"):
         last = output[-1].reshape(B, D, -1).transpose(0, 1)  # (D, B, H): each direction's state at t = T-1
         h_n = h_n.clone()
@@ -371,9 +504,11 @@ def run(module, input, hx=None, bug=None):
     if packed:
         output = _pack_like(output, input)
     elif batched and module.batch_first and bug not in ("output_not_batch_first", "batch_first_ignored"):
-        output = output.transpose(0, 1)  # (B, T, D*H)
+        output = output.reshape(B, T, -1) if bug == "batch_first_reshaped" else output.transpose(0, 1)  # (B, T, D*H)
     if not batched:
         output, h_n, c_n = output.squeeze(1), h_n.squeeze(-2), c_n.squeeze(-2)  # the batch of 1 removed
+    if bug == "h_n_c_n_swapped":
+        h_n, c_n = c_n, h_n
     return (output, (h_n, c_n)) if lstm else (output, h_n)
 
 
@@ -399,9 +534,16 @@ def _direction(module, where, layer_input, state, lengths, bug):
         b_hh = None
     if bug == "weights_swapped":
         W_ih, W_hh = W_hh, W_ih
+    if bug == "b_ih_for_both":
+        b_hh = b_ih
     T = layer_input.shape[0]
     backward = where[1] == 1
-    times = list(range(T - 1, -1, -1) if backward and bug != "not_reversed" else range(T))
+    flipped = backward and bug == "features_flipped"
+    if flipped:
+        layer_input = layer_input.flip(-1)
+    if backward and bug == "backward_from_padding":
+        lengths = None
+    times = list(range(T - 1, -1, -1) if backward and bug not in ("not_reversed", "features_flipped") else range(T))
     if (bug == "backward_stops_early" and backward) or (bug == "loop_stops_early" and not backward):
         times = times[:-1]  # range(T - 1, 0, -1) or range(T - 1): the direction's last step never computed
     h, c = state
@@ -435,6 +577,8 @@ def _direction(module, where, layer_input, state, lengths, bug):
         h, c = (h_new.detach(), c_new.detach()) if bug == "state_detached" else (h_new, c_new)
     if backward and bug == "backward_not_realigned":
         per_step = per_step[::-1]  # the state of step T-1 first, as the loop produced them
+    if bug == "outputs_aliased":
+        per_step = [h if s is not None else None for s in per_step]  # one tensor, holding what was written last
     per_step = [torch.zeros_like(h) if s is None else s for s in per_step]  # a step never computed stays zero
     return torch.stack(per_step), h, c
 
@@ -457,7 +601,11 @@ def _lstm(x_part, h_part, c_prev, bug):
         i, f, g, o = a.chunk(4, dim=-1)
     g = torch.sigmoid(g) if bug == "lstm_g_sigmoid" else torch.tanh(g)
     i, f, o = torch.sigmoid(i), torch.sigmoid(f), torch.sigmoid(o)
+    if bug == "forget_bias_added":
+        f = torch.sigmoid(a.chunk(4, dim=-1)[1] + 1)
     c = i * c_prev + f * g if bug == "lstm_i_f_swapped" else f * c_prev + i * g
+    if bug == "h_from_c_prev":
+        return o * torch.tanh(c_prev), c
     return (o * c if bug == "h_is_o_times_c" else o * torch.tanh(c)), c
 
 
@@ -479,7 +627,7 @@ def _gru(x_part, h_part, h_prev, hidden_weights, bug):
     elif bug == "gru_reset_unused":
         n = torch.tanh(x_n + h_n)
     else:
-        n = torch.tanh(x_n + r * h_n)
+        n = (torch.sigmoid if bug == "gru_n_sigmoid" else torch.tanh)(x_n + r * h_n)
     return z * n + (1 - z) * h_prev if bug == "gru_z_flipped" else (1 - z) * n + z * h_prev
 
 

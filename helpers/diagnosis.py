@@ -15,6 +15,7 @@ Introduced in notebooks/02_feature_vectors.ipynb.
 """
 
 import copy
+import dis
 import inspect
 import re
 from dataclasses import dataclass
@@ -126,7 +127,10 @@ def _diagnose(fn, module, input, hx, name):
             status = "wrong" if gradients else "side effect"
             return Diagnosis(False, "\n".join(lines), status, probe="your input", changed=changed)
         bug, matched, others = _likely_bug(outcomes, probes, failing[0])
-        moved = _rearranged(outcomes[failing[0]], expected[failing[0]], probes[failing[0]])
+        at = failing[0]
+        moved = _rearranged(outcomes[at], expected[at], probes[at]) or _imprecise(
+            outcomes[at], expected[at], probes[at]
+        )
         return _report(name, fn, probes, outcomes, findings, failing, (bug, matched, others), changed + notes, moved)
 
 
@@ -783,7 +787,10 @@ def _report(name, fn, probes, outcomes, findings, failing, likely, changed, move
         lines.append(f"  it {departure.text}" if raised_or_stopped else f"  {departure.text}")
         if "shape" in departure.text and error is not None:
             lines.append(f"  your layer: {_sizes(probes[headline])}")
-    free = _notebook_names(fn) if headline != 0 else []
+    # a name read from the notebook explains a probe's departure; on the student's own input only if it is not
+    # the very layer or input passed
+    given = () if headline != 0 else (probes[0].module, probes[0].input, probes[0].hx)
+    free = notebook_names(fn, given)
     if bug is not None and matched == len(probes) and ties:
         lines.append("  the probes cannot tell these apart; most likely one of them:")
         for one in (bug, *ties):
@@ -817,6 +824,24 @@ def _report(name, fn, probes, outcomes, findings, failing, likely, changed, move
     )
 
 
+def _imprecise(outcome, expected, probe):
+    """A hint when every value is within 1% of torch's but some are beyond the tolerance: a lower precision; else None."""
+    if outcome.error is not None or not isinstance(outcome.value, (tuple, list)):
+        return None
+    try:
+        pairs = list(zip(_result_parts(outcome.value, probe), _result_parts(expected, probe), strict=True))
+    except (TypeError, ValueError, RuntimeError):
+        return None
+    if not all(isinstance(m, Tensor) and m.shape == t.shape and m.is_floating_point() for m, t in pairs):
+        return None
+    if all(torch.allclose(m.detach().double(), t.detach().double(), rtol=1e-2, atol=1e-3) for m, t in pairs):
+        return (
+            "every value is within 1% of torch's, yet some are beyond the tolerance: something computes in a lower "
+            "precision (.half(), float16, bfloat16, torch.autocast) or rounds; compute in the input's dtype"
+        )
+    return None
+
+
 def _rearranged(outcome, expected, probe):
     """A hint when a part holds torch's numbers in other places: h_n's rows in another order, or values moved by a
     reshape where a transpose was meant; else None."""
@@ -848,15 +873,18 @@ def _rearranged(outcome, expected, probe):
     return None
 
 
-def _notebook_names(fn):
-    """The names of tensors, layers and packed sequences that `fn` reads from the notebook instead of its arguments."""
+def notebook_names(fn, arguments=()):
+    """The names of tensors, layers and packed sequences that `fn` reads from the notebook instead of its arguments.
+
+    A name bound to one of `arguments` itself (the very object passed) is left out.
+    """
     code = getattr(fn, "__code__", None)
     if code is None:
         return []
     names, stack = set(), [code]
     while stack:  # the function's own code and that of functions defined inside it
         current = stack.pop()
-        names.update(current.co_names)
+        names.update(i.argval for i in dis.get_instructions(current) if i.opname in ("LOAD_GLOBAL", "LOAD_NAME"))
         stack += [c for c in current.co_consts if inspect.iscode(c)]
     scope = dict(getattr(fn, "__globals__", {}))
     for cell_name, cell in zip(code.co_freevars, getattr(fn, "__closure__", None) or ()):
@@ -865,7 +893,12 @@ def _notebook_names(fn):
         except ValueError:  # an empty cell
             continue
         names.add(cell_name)
-    return sorted(n for n in names if isinstance(scope.get(n), (Tensor, nn.Module, PackedSequence)))
+    given = [a for argument in arguments for a in (argument if type(argument) is tuple else (argument,))]
+    return sorted(
+        n
+        for n in names
+        if isinstance(scope.get(n), (Tensor, nn.Module, PackedSequence)) and not any(scope[n] is a for a in given)
+    )
 
 
 def _listed(words):

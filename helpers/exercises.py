@@ -147,6 +147,18 @@ def _examine(exercise, fn):
                     sealed = [w.value for w in wrong]
                     title, fix = title.opened(sealed, outcomes), fix.opened(sealed, outcomes)
                 return False, "\n".join([*lines, f"  most likely: {title}.", f"  fix: {fix}.", *also])
+    free = diagnosis.notebook_names(fn)
+    if free:
+        names = ", ".join(f"`{n}`" for n in free)
+        return False, "\n".join(
+            [
+                *lines,
+                f"  most likely: it reads {names} from the notebook, not from its arguments, so on another case it "
+                "still computes with the notebook's.",
+                "  fix: use only the arguments the function is given.",
+                *also,
+            ]
+        )
     hint = _term_hint(cases, failing) or _step_hint(outcomes[first], expected[first].value, exercise, first)
     checks = []
     if any(c[0].startswith("only ") for c in cases) and len(failing) < len(cases):  # which term is wrong

@@ -257,6 +257,98 @@ CATALOGUE_CASES = {
         {"bidirectional": True},
     ),
     "layer_0_weights_everywhere": ([('sfx = f"_l{k}"', 'sfx = "_l0"')], STACK_SQUARE),
+    "b_ih_for_both": ([(STEP_H, "hh = h @ W_hh.T + b_ih")], {}),
+    "batch_first_reshaped": (
+        [
+            ("x = x.transpose(0, 1)", "x = x.reshape(x.shape[1], x.shape[0], -1)"),
+            ("output = output.transpose(0, 1)", "output = output.reshape(B, T, -1)"),
+        ],
+        {"batch_first": True},
+    ),
+    "outputs_aliased": (
+        [
+            ("states = [None] * T", "states = [None] * T\n            buf = torch.zeros(B, P)"),
+            (
+                "                    states[t] = h_new",
+                "                    buf.copy_(h_new)\n                    states[t] = buf",
+            ),
+        ],
+        {},
+    ),
+    "c_0_ignored": ([("c = c0[k * D + d]", "c = torch.zeros(B, H)")], {"kind": "LSTM"}),
+    "hx_swapped": ([("h0, c0 = hx", "c0, h0 = hx")], {"kind": "LSTM"}),
+    "h_n_c_n_swapped": ([("(output, (h_n, c_n)) if lstm", "(output, (c_n, h_n)) if lstm")], {"kind": "LSTM"}),
+    "h_from_c_prev": ([("h_new = o * torch.tanh(c_new)", "h_new = o * torch.tanh(c)")], {"kind": "LSTM"}),
+    "forget_bias_added": (
+        [("torch.sigmoid(f), torch.tanh(g)", "torch.sigmoid(f + 1), torch.tanh(g)")],
+        {"kind": "LSTM"},
+    ),
+    "gru_n_sigmoid": ([("n = torch.tanh(xn + r * hn)", "n = torch.sigmoid(xn + r * hn)")], {"kind": "GRU"}),
+    "output_bottom_layer": (
+        [
+            (
+                "layer_in = torch.cat(outs, dim=2)",
+                "layer_in = torch.cat(outs, dim=2)\n        bottom = layer_in if k == 0 else bottom",
+            ),
+            (STACKS, "output, h_n, c_n = bottom, torch.stack(h_last), torch.stack(c_last)"),
+        ],
+        {"num_layers": 2},
+    ),
+    "h_n_top_repeated": (
+        [(STACKS, "output, h_n, c_n = layer_in, torch.stack(h_last[-D:] * L), torch.stack(c_last[-D:] * L)")],
+        {"num_layers": 2},
+    ),
+    "layer_reads_below_a_step_late": (
+        [
+            (
+                "layer_in = torch.cat(outs, dim=2)",
+                "top = torch.cat(outs, dim=2)\n        layer_in = torch.cat([h0[k][None], top[:-1]])",
+            ),
+            (STACKS, "output, h_n, c_n = top, torch.stack(h_last), torch.stack(c_last)"),
+        ],
+        {"num_layers": 2},
+    ),
+    "next_layer_halves_swapped": (
+        [
+            (
+                "layer_in = torch.cat(outs, dim=2)",
+                "top = torch.cat(outs, dim=2)\n        layer_in = torch.cat(outs[::-1], dim=2)",
+            ),
+            (STACKS, "output, h_n, c_n = top, torch.stack(h_last), torch.stack(c_last)"),
+        ],
+        {"num_layers": 2, "bidirectional": True},
+    ),
+    "cell_carried_up": (
+        [("c = c0[k * D + d]", "c = c0[k * D + d] if k == 0 else c_last[(k - 1) * D + d]")],
+        {"kind": "LSTM", "num_layers": 2},
+    ),
+    "backward_from_forward_end": (
+        [
+            ("h = h0[k * D + d]", "h = h0[k * D + d] if d == 0 else h_last[-1]"),
+            ("c = c0[k * D + d]", "c = c0[k * D + d] if d == 0 else c_last[-1]"),
+        ],
+        {"bidirectional": True},
+    ),
+    "features_flipped": (
+        [
+            (STEPS, "steps = range(T)"),
+            (X_PART, "xi = (layer_in[t].flip(-1) if d == 1 else layer_in[t]) @ W_ih.T + b_ih"),
+        ],
+        {"bidirectional": True},
+    ),
+    "backward_from_padding": (
+        [("running = (t < lengths).unsqueeze(1)", "running = (t < lengths).unsqueeze(1) | (d == 1)")],
+        {"packed": True, "bidirectional": True},
+    ),
+    "h_n_sorted_order": (
+        [
+            (
+                STACKS,
+                "output, h_n, c_n = layer_in, torch.stack(h_last)[:, input.sorted_indices], torch.stack(c_last)[:, input.sorted_indices]",
+            )
+        ],
+        {"packed": True},
+    ),
 }
 # The same bugs on layers where they make the student's code raise, or in other settings.
 MORE_CASES = [
@@ -502,7 +594,20 @@ def test_odd_returns_and_errors_are_explained(index, capsys):
 
 
 def test_a_stack_whose_layers_are_each_right_is_told_to_check_the_wiring(capsys):
-    """Layer 1 reading the layer below one step late: every layer alone passes, so the hint names the wiring."""
+    """Layer 1 reading the layer below's states in reverse time: every layer alone passes, so the hint names the wiring."""
+    module, x = make(num_layers=2)
+    reversed_below = (
+        "xi = layer_in[t] @ W_ih.T + b_ih",
+        "xi = (layer_in[T - 1 - t] if k else layer_in[t]) @ W_ih.T + b_ih",
+    )
+    verdict = diagnose(student(reversed_below), module, x)
+    text = capsys.readouterr().out
+    assert not verdict and verdict.bug is None, text
+    assert "hint: each layer alone is right, the stack is not" in text
+
+
+def test_a_layer_reading_the_one_below_a_step_late_with_zeros_first_is_told_so_with_doubt(capsys):
+    """Zeros at t = 0 where the catalogued bug reads h_0: the two agree unless h_0 is nonzero, so "possibly"."""
     module, x = make(num_layers=2)
     late = (
         "xi = layer_in[t] @ W_ih.T + b_ih",
@@ -510,8 +615,8 @@ def test_a_stack_whose_layers_are_each_right_is_told_to_check_the_wiring(capsys)
     )
     verdict = diagnose(student(late), module, x)
     text = capsys.readouterr().out
-    assert not verdict and verdict.bug is None, text
-    assert "hint: each layer alone is right, the stack is not" in text
+    assert not verdict and verdict.bug.name == "layer_reads_below_a_step_late", text
+    assert "possibly: layer k reads the layer below one step late" in text, text
 
 
 def test_two_bugs_that_fit_every_probe_are_both_named(capsys):
