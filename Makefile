@@ -17,7 +17,7 @@ export PATH := $(CURDIR)/$(BIN):$(PATH)
 # JupyterLab refuses to run as root unless told; only then is the flag added.
 ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root)
 
-.PHONY: help setup lab present restore test unit nbval hosted release release-check course lint execute parity bench compat test-browser slides html handouts clean
+.PHONY: help setup lab present restore test unit nbval hosted release release-check course lint execute parity bench bench-diagnosis compat test-browser slides html handouts clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -137,9 +137,13 @@ parity: setup ## Measure the worst difference between helpers.unroll and torch o
 bench: setup ## Time a slider change: in the kernel (vs a naive redraw) and key press to picture in JupyterLab; the cells that train; each notebook's kernel memory and time, the server's memory
 	MPLBACKEND=Agg $(BIN)/python benchmarks/widgets.py
 	@test -x /usr/bin/chromium || { apt-get update && apt-get install -y chromium; }
-	$(BIN)/python benchmarks/browser.py notebooks/01_scalar_rnn.ipynb notebooks/10_lstm.ipynb
+	PYTHONPATH=slides $(BIN)/python benchmarks/browser.py notebooks/01_scalar_rnn.ipynb notebooks/10_lstm.ipynb
 	$(BIN)/python benchmarks/notebook_cells.py notebooks/09_sequence_model.ipynb notebooks/13_text_to_predictions.ipynb
-	$(BIN)/python benchmarks/resources.py
+	PYTHONPATH=slides $(BIN)/python benchmarks/resources.py
+
+# benchmarks/wrong_versions.py: the wrong versions, written without reading helpers/bugs.py; report in build/diagnosis-quality/.
+bench-diagnosis: setup ## Run ~180 wrong and 15 right student versions through check_code and diagnose: named, vague, misleading, missed
+	$(BIN)/python benchmarks/diagnosis_quality.py
 
 # Throwaway venvs under build/compat/ (about 5 GB each while they exist): not part of make test.
 compat: setup ## Unit tests and hosted checks (must pass), nbval (report only), on the oldest torch pyproject.toml accepts and the newest on PyPI

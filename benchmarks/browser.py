@@ -2,7 +2,7 @@
 
 benchmarks/widgets.py times the kernel's part of a slider change. This script times what a
 student sees: it opens a notebook in JupyterLab in headless Chromium (the browser tests' sandboxed
-server, tests/browser), runs every cell, focuses the first slider of the notebook's first explorer
+server, slides/lab.py), runs every cell, focuses the first slider of the notebook's first explorer
 and presses ArrowRight / ArrowLeft, one press at a time, waiting until each new picture is shown.
 Every time stamp is taken in the page, with performance.now():
 
@@ -17,21 +17,16 @@ Every time stamp is taken in the page, with performance.now():
 Stages are reported as p50/p95 in ms over the timed presses, with the WebSocket messages and
 bytes each press causes in each direction.
 
-    python benchmarks/browser.py [notebooks/NN_name.ipynb ...]   (default: notebooks 01 and 10)
+    PYTHONPATH=slides python benchmarks/browser.py [notebooks/NN_name.ipynb ...]   (default: notebooks 01 and 10)
 """
 
 import argparse
 import os
 import statistics
-import sys
 import tempfile
 from pathlib import Path
 
-from playwright.sync_api import sync_playwright
-
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tests" / "browser"))
-from test_browser import (  # noqa: E402
+from lab import (  # slides/lab.py: PYTHONPATH=slides (make bench)
     BUILD,
     IDLE,
     KERNEL_READY_JS,
@@ -42,6 +37,7 @@ from test_browser import (  # noqa: E402
     jupyterlab,
     run_all,
 )
+from playwright.sync_api import sync_playwright
 
 NOTEBOOKS = ["notebooks/01_scalar_rnn.ipynb", "notebooks/10_lstm.ipynb"]
 WARM_UP, PRESSES = 5, 40

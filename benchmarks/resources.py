@@ -1,7 +1,7 @@
 """Memory and time each notebook needs, and the Jupyter server's memory: for sizing per-student pods.
 
-    python benchmarks/resources.py [notebooks/NN_name.ipynb ...]   (default: every notebook)
-    python benchmarks/resources.py --no-server ...                  (skip the JupyterLab part)
+    PYTHONPATH=slides python benchmarks/resources.py [notebooks/NN_name.ipynb ...]   (default: every notebook)
+    python benchmarks/resources.py --no-server ...       (skip the JupyterLab part, which needs slides/lab.py)
 
 1. Kernels. Each notebook runs top to bottom in a fresh kernel (nbclient, the venv's python3
    kernelspec), in memory: the kernel's working directory is a temporary copy of notebooks/ and
@@ -10,7 +10,7 @@
    error fails the notebook (every deliberate-error cell carries the tag). Just before the kernel is shut down, /proc/<kernel pid>/status gives
    VmHWM (the kernel's peak resident memory) and VmRSS (resident at the end). Kernel start (until it
    answers) and running the cells are timed apart, in wall seconds.
-2. The server. JupyterLab as the browser tests start it (tests/browser/test_browser.py: 127.0.0.1,
+2. The server. JupyterLab as the browser tests start it (slides/lab.py: 127.0.0.1,
    random port and token, HOME and Jupyter's folders in a sandbox under build/), with SERVED open in
    headless Chromium (/usr/bin/chromium) and Run All done: the server's and that kernel's VmHWM and
    VmRSS, and the server's VmRSS before the page was opened. The sandbox's HOME is fresh, so that
@@ -82,10 +82,8 @@ def run_notebook(path, workdir):
 
 def measure_server(notebook):
     """JupyterLab with notebook open and run in Chromium: {row label: (memory(), start s, run s)}."""
+    from lab import BUILD, IDLE, KERNEL_READY_JS, PANEL_JS, check_cells, chromium, jupyterlab, run_all  # slides/lab.py
     from playwright.sync_api import sync_playwright
-
-    sys.path.insert(0, str(ROOT / "tests" / "browser"))
-    from test_browser import BUILD, IDLE, KERNEL_READY_JS, PANEL_JS, check_cells, chromium, jupyterlab, run_all
 
     BUILD.mkdir(exist_ok=True)
     rows = {}

@@ -20,12 +20,9 @@ import sys
 import time
 from pathlib import Path
 
+import handouts  # slides/handouts.py, the deck handouts: the maths, tags and checks shared here
+from measure import CHROMIUM, CHROMIUM_FLAGS, WIDGETS_DRAWN
 from pypdf import PdfReader
-
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-import handouts  # noqa: E402  (the deck handouts: the maths, tags and checks shared here)
-from measure import CHROMIUM, CHROMIUM_FLAGS, WIDGETS_DRAWN  # noqa: E402
 
 CODE_PT = 9  # the smallest code and output text on paper
 SUFFIX = "-article.pdf"

@@ -47,8 +47,7 @@ NEXT = re.compile(r"\*\*Next:\*\*.*?(?=\n\n|\Z)", re.S)
 
 def course_map():
     """course.yml, with each notebook's file, title, study minutes and (from its deck) presenting minutes."""
-    sys.path.insert(0, str(Path(__file__).parent))
-    import build
+    import build  # slides/build.py: this folder is first on the path (python slides/course.py, or pytest's pythonpath)
 
     data = yaml.safe_load(MAP.read_text())
     for number, entry in data["notebooks"].items():

@@ -39,12 +39,9 @@ import time
 from collections import Counter
 from pathlib import Path
 
+from measure import CHROMIUM, CHROMIUM_FLAGS, WIDGETS_DRAWN  # Debian's Chromium, its flags; widgets drawn
 from pypdf import PdfReader
 from pypdf.generic import ArrayObject, DictionaryObject
-
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-from measure import CHROMIUM, CHROMIUM_FLAGS, WIDGETS_DRAWN  # noqa: E402  (Debian's Chromium, its flags; widgets drawn)
 
 SUFFIXES = (".pdf", "-notes.pdf")  # NN_name.slides.html -> NN_name.pdf, NN_name-notes.pdf
 WORD = re.compile(r"[A-Za-z]{3,}")  # the words of a page that print_deck compares between the two PDFs

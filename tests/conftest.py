@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers.solutions import s01
+from helpers.solutions.scalar_rnn import hand_rnn
 
 # tests/browser starts JupyterLab and Chromium, so `pytest tests` (make unit) skips it; make
 # test-browser names that folder on the command line, and named paths are always collected.
@@ -31,4 +31,4 @@ def script():
 @pytest.fixture
 def scalar_rnn():
     """Notebook 01's layer, W_ih = 0.5, W_hh = -1.0, no bias: a fresh one, built as its exercises build it."""
-    return s01.hand_rnn()
+    return hand_rnn()

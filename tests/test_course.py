@@ -3,15 +3,9 @@
 import json
 import random
 import re
-import sys
-from pathlib import Path
 
+import course  # slides/course.py (pyproject.toml's pythonpath puts slides/ on the path)
 import pytest
-
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "slides"))
-
-import course  # noqa: E402
 
 DATA = course.course_map()
 NOTEBOOKS = DATA["notebooks"]

@@ -52,7 +52,7 @@ def test_the_wheel_holds_every_file_of_helpers_and_nothing_else_of_the_checkout(
     assert {name for name in names if name.startswith("helpers/")} == source_files() | set(pages)
     for name, source in pages.items():
         assert archive.read(name).decode() == source.read_text(), f"{name} differs from {source}"
-    assert {"helpers/solutions/__init__.py", "helpers/solutions/s13.py"} <= names
+    assert {"helpers/solutions/__init__.py", "helpers/solutions/text_to_predictions.py"} <= names
     others = {name.split("/")[0] for name in names if not name.startswith("helpers/")}
     assert others == {wheel.name.split("-")[0] + "-" + PYPROJECT["project"]["version"] + ".dist-info"}
 

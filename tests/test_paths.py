@@ -14,12 +14,11 @@ import tempfile
 from pathlib import Path
 
 import pytest
+from clean_outputs import clean_text, join_streams  # tools/clean_outputs.py (pyproject.toml's pythonpath)
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
 DECKS = sorted((ROOT / "build" / "slides").glob("*.slides.html"))
-sys.path.insert(0, str(ROOT / "tools"))
-from clean_outputs import clean_text, join_streams  # noqa: E402
 
 # This machine's folders, as stored and as IPython writes them (~ for the home folder).
 HOME = str(Path.home())

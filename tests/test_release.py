@@ -1,15 +1,10 @@
 """tools/release.py finds every exercise cell, keeps no offer of solution(), and fills answers in where asked."""
 
 import json
-import sys
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tools"))
+import release  # tools/release.py (pyproject.toml's pythonpath puts tools/ on the path)
 
-import release  # noqa: E402
-
-from helpers.solutions import BY_KEY  # noqa: E402
+from helpers.solutions import BY_KEY
 
 
 def test_every_exercise_has_one_cell_and_each_notebook_names_its_answers_once():

@@ -175,7 +175,7 @@ def hosted_checks(python, dist):
         print(f"  hosted, nothing installed ({len(list(folder.iterdir()))} files in {folder.relative_to(ROOT)}):")
         execute(python, folder, FRESH, fresh)
         shown = run([python, "-m", "pip", "show", "--files", "rnns-by-hand"])
-        if "helpers/solutions/s13.py" not in shown:
+        if "helpers/solutions/text_to_predictions.py" not in shown:
             sys.exit(f"notebook 01's first cell did not install {wheel.name}:\n{shown}")
         print(f"  hosted, {wheel.name} installed (by that first cell):")
         execute(python, folder, INSTALLED, sandbox(python, temp))

@@ -60,6 +60,13 @@ def exercise_cells(notebook):
 # student/: the sealed package and the notebooks.
 
 
+def without_solution_sources(folder, names):
+    """copytree's ignore: caches, and every module of helpers/solutions/ (its __init__.py is written anew)."""
+    if Path(folder) == ROOT / "helpers" / "solutions":
+        return {name for name in names if name == "__pycache__" or name.endswith(".py")}
+    return {name for name in names if name == "__pycache__"}
+
+
 def build_student_wheel(work, target):
     """Build the package with a sealed key in place of helpers/solutions/'s sources; return the wheel's path."""
     import torch
@@ -67,11 +74,7 @@ def build_student_wheel(work, target):
     from helpers import answer_key, exercises
 
     stage = work / "package"
-    shutil.copytree(
-        ROOT / "helpers",
-        stage / "helpers",
-        ignore=shutil.ignore_patterns("__pycache__", "s[0-9][0-9].py"),
-    )
+    shutil.copytree(ROOT / "helpers", stage / "helpers", ignore=without_solution_sources)
     for name in ["setup.py", "MANIFEST.in", "README.md", "LICENSE", "LICENSE-CC-BY-4.0"]:
         shutil.copy(ROOT / name, stage / name)
     for page in PAGES:
@@ -136,7 +139,7 @@ def check_student_release(wheel, student, work):
 
     unpacked = work / "unpacked"
     with zipfile.ZipFile(wheel) as archive:
-        sources = [name for name in archive.namelist() if re.search(r"solutions/s[0-9]{2}\.py$", name)]
+        sources = [name for name in archive.namelist() if re.search(r"solutions/(?!__init__\.py$)[^/]+\.py$", name)]
         if sources:
             sys.exit(f"tools/release.py: the student wheel holds solution sources: {sources}")
         archive.extractall(unpacked)

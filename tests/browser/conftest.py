@@ -7,19 +7,15 @@ would fail while the first is running. And in_chromium: a Chromium per test modu
 """
 
 import shutil
-import sys
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
+from lab import BUILD, chromium, jupyterlab, sandbox_env  # slides/ is on the path: pyproject.toml's pythonpath
+from measure import CHROMIUM, CHROMIUM_FLAGS
 from playwright.sync_api import sync_playwright
-
-# slides/ holds handouts.py, which the tests import (test_browser.py adds it to the path too).
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "slides"))
-from measure import CHROMIUM, CHROMIUM_FLAGS  # noqa: E402  (slides/measure.py)
-from test_browser import BUILD, chromium, jupyterlab, sandbox_env  # noqa: E402
-from test_slides import SLIDES, VIEWPORT  # noqa: E402
+from test_slides import SLIDES, VIEWPORT
 
 
 @pytest.fixture(scope="session")

@@ -25,14 +25,13 @@ from concurrent.futures import ThreadPoolExecutor
 from html.parser import HTMLParser
 from pathlib import Path
 
+import handouts  # slides/handouts.py: pages, blank_pages, type3_fonts, untagged_text, structure, unnamed_formulas
 import pytest
-from measure import CHROMIUM, CHROMIUM_FLAGS  # slides/measure.py (conftest.py puts slides/ on the path)
+from measure import CHROMIUM, CHROMIUM_FLAGS  # slides/measure.py (pyproject.toml's pythonpath puts slides/ on the path)
 from pypdf import PdfReader, PdfWriter
 from pypdf.generic import BooleanObject
 
 ROOT = Path(__file__).resolve().parents[2]
-import handouts  # noqa: E402  (slides/handouts.py: pages, blank_pages, type3_fonts, untagged_text, structure, unnamed_formulas)
-
 SLIDES = ROOT / "build" / "slides"
 HANDOUTS = ROOT / "build" / "handouts"
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))

@@ -15,7 +15,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from test_browser import IDLE, KERNEL_READY_JS, OFF_MACHINE, call, first_explorer, run_all
+from lab import IDLE, KERNEL_READY_JS, OFF_MACHINE, call, first_explorer, run_all
 
 ROOT = Path(__file__).resolve().parents[2]
 AXE = ROOT / "build" / "slides-npm" / "node_modules" / "axe-core" / "axe.min.js"

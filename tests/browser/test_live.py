@@ -12,7 +12,7 @@ import contextlib
 import shutil
 from pathlib import Path
 
-from test_browser import (  # the fixtures (lab, browser, sandbox) are in conftest.py
+from lab import (  # slides/lab.py; the fixtures (lab, browser, sandbox) are in conftest.py
     IDLE,
     KERNEL_READY_JS,
     PRESSES,
@@ -150,7 +150,7 @@ def test_the_presenter_setting_keeps_text_large_code_whole_and_slider_values_vis
     import json
     import tempfile
 
-    from test_browser import BUILD, jupyterlab
+    from lab import BUILD, jupyterlab
 
     folder = Path(tempfile.mkdtemp(prefix="browser-present-", dir=BUILD))
     copy = sandbox / f"present-{LESSON.name}"

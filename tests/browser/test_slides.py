@@ -20,11 +20,10 @@ import re
 import shutil
 from pathlib import Path
 
+import measure  # slides/measure.py: the fit and text-size checks
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-import measure  # noqa: E402  (slides/measure.py: the fit and text-size checks)
-
 SLIDES = ROOT / "build" / "slides"
 SHOTS = ROOT / "build" / "slides-screenshots"
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))

@@ -1,12 +1,11 @@
 """Exercises of notebooks/10_lstm.ipynb."""
 
-import warnings
-
 import torch
 from torch import nn
 
 from helpers.bugs import BUGS
 from helpers.exercise_types import CodeExercise, CodeMistake, Exercise, Mistake
+from helpers.solutions import shapes
 from helpers.solutions.terms import term_cases
 
 
@@ -33,13 +32,14 @@ def _forget_rows():
     return torch.tensor(rows)
 
 
-def _shapes():
-    """(output, h_n, c_n) shapes of the exercise's LSTM with proj_size, on a (batch=5, seq_len=7, 8) input."""
-    lstm = nn.LSTM(input_size=8, hidden_size=6, proj_size=3, num_layers=2, bidirectional=True, batch_first=True)
-    with warnings.catch_warnings():  # some CPUs note once that oneDNN skips proj_size: not the student's concern
-        warnings.simplefilter("ignore")
-        output, (h_n, c_n) = lstm(torch.zeros(5, 7, 8))
-    return tuple(output.shape), tuple(h_n.shape), tuple(c_n.shape)
+def _projected():
+    """Exercise 2's LSTM with proj_size, read with a (batch=5, seq_len=7, 8) input."""
+    return nn.LSTM(input_size=8, hidden_size=6, proj_size=3, num_layers=2, bidirectional=True, batch_first=True)
+
+
+_ASKED = (
+    "the shape of {} of nn.LSTM(8, 6, proj_size=3, num_layers=2, bidirectional=True, batch_first=True) on (5, 7, 8)"
+)
 
 
 BIASES = (0.0, 2.0, 1.0, 0.0)  # exercise 3's bias_ih_l0, rows i, f, g, o
@@ -93,9 +93,9 @@ def _hand_lstm():
 
 def _random_lstm_step(generator, batch, input_size, hidden_size):
     """Arguments of lstm_step for the given sizes, drawn from `generator`: x_t, h_prev, c_prev, W_ih, W_hh, b_ih, b_hh."""
-    shapes = [(batch, input_size), (batch, hidden_size), (batch, hidden_size)]
-    shapes += [(4 * hidden_size, input_size), (4 * hidden_size, hidden_size), (4 * hidden_size,), (4 * hidden_size,)]
-    return tuple(torch.randn(*shape, generator=generator) for shape in shapes)
+    sizes = [(batch, input_size), (batch, hidden_size), (batch, hidden_size)]
+    sizes += [(4 * hidden_size, input_size), (4 * hidden_size, hidden_size), (4 * hidden_size,), (4 * hidden_size,)]
+    return tuple(torch.randn(*size, generator=generator) for size in sizes)
 
 
 def _lstm_step_cases():
@@ -208,84 +208,41 @@ EXERCISES = [
             ),
         ),
     ),
-    Exercise(
-        key="10.output_shape",
-        question="the shape of output of nn.LSTM(8, 6, proj_size=3, num_layers=2, bidirectional=True, "
-        "batch_first=True) on (5, 7, 8)",
-        solution=lambda: _shapes()[0],
+    shapes.shape_exercise(
+        "10.output_shape",
+        _ASKED.format("output"),
+        _projected,
+        (5, 7, 8),
+        "output",
         explanation=(
             "output holds the top layer's h at every step, both directions side by side, and with proj_size "
             "h has proj_size = 3 values: batch first like the input, (batch=5, seq_len=7, 2 * 3 = 6)."
         ),
-        mistakes=(
-            Mistake(
-                lambda: (5, 7, 12),
-                "output holds h, and with proj_size h is projected before it leaves the cell: each direction "
-                "contributes proj_size values, not hidden_size.",
-            ),
-            Mistake(
-                lambda: (7, 5, 6),
-                "With batch_first=True, output comes back batch first, like the input.",
-            ),
-            Mistake(
-                lambda: (5, 7, 3),
-                "That is one direction. A bidirectional layer puts both directions' h side by side at each step.",
-            ),
-        ),
+        mistakes=(shapes.UNPROJECTED, shapes.LAYOUT, shapes.ONE_DIRECTION),
     ),
-    Exercise(
-        key="10.h_n_shape",
-        question="the shape of h_n of nn.LSTM(8, 6, proj_size=3, num_layers=2, bidirectional=True, "
-        "batch_first=True) on (5, 7, 8)",
-        solution=lambda: _shapes()[1],
+    shapes.shape_exercise(
+        "10.h_n_shape",
+        _ASKED.format("h_n"),
+        _projected,
+        (5, 7, 8),
+        "h_n",
         explanation=(
             "h_n holds every layer's and direction's final h, never batch first, and h has proj_size values: "
             "(num_layers * 2 = 4, batch=5, proj_size=3)."
         ),
-        mistakes=(
-            Mistake(
-                lambda: (4, 5, 6),
-                "hidden_size is the size of the gates and of c. With proj_size, h = (o * tanh(c)) W_hr^T is "
-                "projected, and h_n holds that h.",
-            ),
-            Mistake(
-                lambda: (5, 4, 3),
-                "batch_first=True changes input and output only: h_n keeps the batch in the middle.",
-            ),
-            Mistake(
-                lambda: (2, 5, 3),
-                "h_n has one row per layer and direction, not one per layer.",
-            ),
-        ),
+        mistakes=(shapes.UNPROJECTED, shapes.STATE_BATCH_FIRST, shapes.ROW_PER_LAYER),
     ),
-    Exercise(
-        key="10.c_n_shape",
-        question="the shape of c_n of nn.LSTM(8, 6, proj_size=3, num_layers=2, bidirectional=True, "
-        "batch_first=True) on (5, 7, 8)",
-        solution=lambda: _shapes()[2],
+    shapes.shape_exercise(
+        "10.c_n_shape",
+        _ASKED.format("c_n"),
+        _projected,
+        (5, 7, 8),
+        "c_n",
         explanation=(
             "c_n holds every layer's and direction's final cell state, never batch first, and the cell is never "
             "projected: (num_layers * 2 = 4, batch=5, hidden_size=6)."
         ),
-        mistakes=(
-            Mistake(
-                lambda: (4, 5, 3),
-                "proj_size shrinks h only. The cell state c is what the gates update, unit by unit: it keeps "
-                "hidden_size values.",
-            ),
-            Mistake(
-                lambda: (5, 4, 6),
-                "batch_first=True changes input and output only: c_n, like h_n, keeps the batch in the middle.",
-            ),
-            Mistake(
-                lambda: (2, 5, 6),
-                "c_n has one row per layer and direction, not one per layer.",
-            ),
-            Mistake(
-                lambda: (4, 5, 12),
-                "c_n does not put the two directions side by side as output does: it stacks them as rows.",
-            ),
-        ),
+        mistakes=(shapes.C_PROJECTED, shapes.STATE_BATCH_FIRST, shapes.ROW_PER_LAYER, shapes.SIDE_BY_SIDE_IN_EACH_ROW),
     ),
     Exercise(
         key="10.c_1",

@@ -4,13 +4,12 @@ import torch
 from torch import nn
 
 from helpers.exercise_types import CodeExercise, Exercise, Mistake
+from helpers.solutions import shapes
 
 
-def _shapes():
-    """output and h_n shapes of nn.RNN(5, 3, bidirectional=True) on a (seq_len=7, batch=2, input_size=5) input."""
-    rnn = nn.RNN(input_size=5, hidden_size=3, bidirectional=True)
-    output, h_n = rnn(torch.zeros(7, 2, 5))
-    return tuple(output.shape), tuple(h_n.shape)
+def _shapes_layer():
+    """Exercise 1's layer, read with a (seq_len=7, batch=2, input_size=5) input."""
+    return nn.RNN(input_size=5, hidden_size=3, bidirectional=True)
 
 
 def _wide():
@@ -97,22 +96,16 @@ EXERCISES = [
         ),
         layer=_wide_layer,
     ),
-    Exercise(
-        key="04.output_shape",
-        question="the shape of output of nn.RNN(5, 3, bidirectional=True) for input (seq_len=7, batch=2, input_size=5)",
-        solution=lambda: _shapes()[0],
+    shapes.shape_exercise(
+        "04.output_shape",
+        "the shape of output of nn.RNN(5, 3, bidirectional=True) for input (seq_len=7, batch=2, input_size=5)",
+        _shapes_layer,
+        (7, 2, 5),
+        "output",
         explanation="Each step holds both directions side by side: (seq_len=7, batch=2, 2 * hidden_size=6).",
         mistakes=(
-            Mistake(
-                lambda: (7, 2, 3),
-                "That is one direction's output. A bidirectional layer puts both directions' states side by side "
-                "at each step.",
-            ),
-            Mistake(
-                lambda: (2, 7, 6),
-                "That is the batch-first layout; without batch_first=True the layer reads and returns "
-                "(seq_len, batch, ...).",
-            ),
+            shapes.ONE_DIRECTION,
+            shapes.LAYOUT,
             Mistake(
                 lambda: (14, 2, 3),
                 "The backward run does not add steps: it reads the same 7 steps, and its state at step t sits next "
@@ -120,28 +113,16 @@ EXERCISES = [
             ),
         ),
     ),
-    Exercise(
-        key="04.h_n_shape",
-        question="the shape of h_n of nn.RNN(5, 3, bidirectional=True) for input (seq_len=7, batch=2, input_size=5)",
-        solution=lambda: _shapes()[1],
+    shapes.shape_exercise(
+        "04.h_n_shape",
+        "the shape of h_n of nn.RNN(5, 3, bidirectional=True) for input (seq_len=7, batch=2, input_size=5)",
+        _shapes_layer,
+        (7, 2, 5),
+        "h_n",
         explanation=(
             "One row per direction (num_layers * num_directions = 2), each a (batch=2, hidden_size=3) state: (2, 2, 3)."
         ),
-        mistakes=(
-            Mistake(
-                lambda: (1, 2, 3),
-                "That is a one-way layer's h_n; each direction has its own final state, in its own row.",
-            ),
-            Mistake(
-                lambda: (1, 2, 6),
-                "h_n does not put the two directions side by side as output does: it stacks them as rows of "
-                "hidden_size each.",
-            ),
-            Mistake(
-                lambda: (7, 2, 6),
-                "That is output, every step; h_n holds only each direction's last computed state.",
-            ),
-        ),
+        mistakes=(shapes.ROW_PER_LAYER, shapes.SIDE_BY_SIDE_PER_LAYER, shapes.STATE_IS_OUTPUT),
     ),
     Exercise(
         key="04.backward_row",

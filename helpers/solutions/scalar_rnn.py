@@ -4,6 +4,7 @@ import torch
 from torch import nn
 
 from helpers.exercise_types import CodeExercise, CodeMistake, Exercise, Mistake
+from helpers.solutions import shapes
 
 
 def hand_rnn():
@@ -21,11 +22,6 @@ def _h(inputs, w_hh=-1.0, activation=torch.tanh):
     for x in inputs:
         h = activation(torch.tensor(0.5 * x) + w_hh * h)
     return h.item()
-
-
-def _shapes(seq_len):
-    output, h_n = hand_rnn()(torch.zeros(seq_len, 1, 1))
-    return tuple(output.shape), tuple(h_n.shape)
 
 
 def rnn_step(x_t, h_prev, w_ih, w_hh):
@@ -106,24 +102,28 @@ EXERCISES = [
             Mistake(lambda: -1.0, "w_hh = -1 still passes the previous state on, with its sign flipped."),
         ),
     ),
-    Exercise(
-        key="01.output_shape",
-        question="the shape of output for input shaped (seq_len=10, batch=1, input_size=1)",
-        solution=lambda: _shapes(10)[0],
+    shapes.shape_exercise(
+        "01.output_shape",
+        "the shape of output for input shaped (seq_len=10, batch=1, input_size=1)",
+        hand_rnn,
+        (10, 1, 1),
+        "output",
         explanation="output holds the state at every step: (seq_len=10, batch=1, hidden_size=1).",
         mistakes=(
-            Mistake(lambda: (1, 10, 1), "That is the batch-first layout; this layer reads (seq_len, batch, ...)."),
+            shapes.LAYOUT,
             Mistake(lambda: (10,), "output keeps all three dimensions: (seq_len, batch, hidden_size)."),
-            Mistake(lambda: (1, 1, 1), "That is h_n, the last step only; output has one row per step."),
+            shapes.OUTPUT_IS_H_N,
         ),
     ),
-    Exercise(
-        key="01.h_n_shape",
-        question="the shape of h_n for input shaped (seq_len=10, batch=1, input_size=1)",
-        solution=lambda: _shapes(10)[1],
+    shapes.shape_exercise(
+        "01.h_n_shape",
+        "the shape of h_n for input shaped (seq_len=10, batch=1, input_size=1)",
+        hand_rnn,
+        (10, 1, 1),
+        "h_n",
         explanation="h_n holds the state after the last step, one row per layer: (num_layers=1, batch=1, hidden_size=1).",
         mistakes=(
-            Mistake(lambda: (10, 1, 1), "That is output; h_n holds only the state after the last step."),
+            shapes.STATE_IS_OUTPUT,
             Mistake(lambda: (1, 1), "h_n keeps its first dimension (one row per layer) even for one layer."),
         ),
     ),

@@ -4,12 +4,12 @@ import torch
 from torch import nn
 
 from helpers.exercise_types import CodeExercise, Exercise, Mistake
+from helpers.solutions import shapes
 
 
 def _three_layers():
-    """weight_ih_l2 and h_n shapes of nn.RNN(5, 7, num_layers=3) on a (seq_len=10, batch=4, input_size=5) input."""
-    rnn = nn.RNN(input_size=5, hidden_size=7, num_layers=3)
-    return tuple(rnn.weight_ih_l2.shape), tuple(rnn(torch.zeros(10, 4, 5))[1].shape)
+    """Exercise 1's stack, read with a (seq_len=10, batch=4, input_size=5) input."""
+    return nn.RNN(input_size=5, hidden_size=7, num_layers=3)
 
 
 def _layer_1_row():
@@ -96,7 +96,7 @@ EXERCISES = [
     Exercise(
         key="05.weight_ih_l2_shape",
         question="the shape of weight_ih_l2 in nn.RNN(input_size=5, hidden_size=7, num_layers=3)",
-        solution=lambda: _three_layers()[0],
+        solution=lambda: tuple(_three_layers().weight_ih_l2.shape),
         explanation=(
             "Layer 2 reads layer 1's state, a vector of hidden_size = 7, so weight_ih_l2 is (hidden_size, "
             "hidden_size) = (7, 7). Only weight_ih_l0 has input_size columns."
@@ -114,28 +114,21 @@ EXERCISES = [
             Mistake(lambda: (3, 7, 7), "weight_ih_l2 is one layer's weight: the _l2 in its name picks the layer."),
         ),
     ),
-    Exercise(
-        key="05.h_n_shape",
-        question="the shape of h_n of nn.RNN(5, 7, num_layers=3) for input (seq_len=10, batch=4, input_size=5)",
-        solution=lambda: _three_layers()[1],
+    shapes.shape_exercise(
+        "05.h_n_shape",
+        "the shape of h_n of nn.RNN(5, 7, num_layers=3) for input (seq_len=10, batch=4, input_size=5)",
+        _three_layers,
+        (10, 4, 5),
+        "h_n",
         explanation="h_n holds every layer's state after the last step: (num_layers=3, batch=4, hidden_size=7).",
         mistakes=(
-            Mistake(
-                lambda: (10, 4, 7),
-                "That is output's shape, the top layer at every step. h_n holds the last step only, for every layer.",
-            ),
-            Mistake(
-                lambda: (1, 4, 7),
-                "That is h_n for one layer; a stack returns the last state of each of its layers.",
-            ),
+            shapes.STATE_IS_OUTPUT,
+            shapes.ONE_ROW,
             Mistake(
                 lambda: (3, 4, 5),
                 "Each layer's state has hidden_size entries; input_size is the width of the input only.",
             ),
-            Mistake(
-                lambda: (4, 3, 7),
-                "The right sizes in the wrong order: batch_first never changes h_n, which is laid out like hx.",
-            ),
+            shapes.STATE_BATCH_FIRST,
         ),
     ),
     Exercise(

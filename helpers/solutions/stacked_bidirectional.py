@@ -5,6 +5,7 @@ from torch import nn
 
 from helpers.bugs import BUGS
 from helpers.exercise_types import CodeExercise, CodeMistake, Exercise, Mistake
+from helpers.solutions import shapes
 from helpers.unroll import trace
 
 
@@ -22,10 +23,9 @@ def _weight_shape():
     return tuple(nn.RNN(10, 20, 3, bidirectional=True).weight_ih_l2_reverse.shape)
 
 
-def _output_and_h_n_shapes():
-    """(output shape, h_n shape) of nn.RNN(10, 20, 3, batch_first=True, bidirectional=True) on (8, 6, 10)."""
-    output, h_n = nn.RNN(10, 20, 3, batch_first=True, bidirectional=True)(torch.zeros(8, 6, 10))
-    return tuple(output.shape), tuple(h_n.shape)
+def _shapes_layer():
+    """Exercise 3's module, read with a batch-first (8, 6, 10) input."""
+    return nn.RNN(10, 20, 3, batch_first=True, bidirectional=True)
 
 
 def top_h_n(output, hidden_size):
@@ -131,36 +131,23 @@ EXERCISES = [
             ),
         ),
     ),
-    Exercise(
-        key="06.output_h_n_shapes",
-        question="(output shape, h_n shape) of nn.RNN(10, 20, 3, batch_first=True, bidirectional=True) on (8, 6, 10)",
-        solution=_output_and_h_n_shapes,
+    shapes.shape_exercise(
+        "06.output_h_n_shapes",
+        "(output shape, h_n shape) of nn.RNN(10, 20, 3, batch_first=True, bidirectional=True) on (8, 6, 10)",
+        _shapes_layer,
+        (8, 6, 10),
+        ("output", "h_n"),
         explanation=(
             "output follows the input's layout and holds the top layer, both directions side by side: "
             "(batch=8, seq_len=6, 2 * 20 = 40). h_n is never batch-first, one row per layer and direction: "
             "(3 * 2 = 6, batch=8, 20)."
         ),
         mistakes=(
-            Mistake(
-                lambda: ((8, 6, 40), (8, 6, 20)),
-                "batch_first=True changes input and output only: h_n keeps the batch in the middle.",
-            ),
-            Mistake(
-                lambda: ((8, 6, 20), (6, 8, 20)),
-                "output holds both directions of the top layer side by side at each step, not one.",
-            ),
-            Mistake(
-                lambda: ((8, 6, 40), (3, 8, 20)),
-                "h_n has one row per layer and direction, not one per layer.",
-            ),
-            Mistake(
-                lambda: ((6, 8, 40), (6, 8, 20)),
-                "With batch_first=True, output comes back batch first, like the input.",
-            ),
-            Mistake(
-                lambda: ((8, 6, 120), (6, 8, 20)),
-                "output holds only the top layer; the layers below appear only in h_n.",
-            ),
+            shapes.STATE_BATCH_FIRST,
+            shapes.ONE_DIRECTION,
+            shapes.ROW_PER_LAYER,
+            shapes.LAYOUT,
+            shapes.EVERY_LAYER,
         ),
     ),
 ]

@@ -4,14 +4,12 @@ import torch
 from torch import nn
 
 from helpers.exercise_types import Exercise, Mistake
+from helpers.solutions import shapes
 
 
-def _shapes():
-    """(input, output, h_n) shapes for nn.RNN(6, 8, 2, bidirectional, batch_first) on 5 sequences of 7 steps."""
-    rnn = nn.RNN(6, 8, num_layers=2, bidirectional=True, batch_first=True)
-    x = torch.zeros(5, 7, 6)  # (batch, seq_len, input_size)
-    output, h_n = rnn(x)
-    return tuple(x.shape), tuple(output.shape), tuple(h_n.shape)
+def _shapes_layer():
+    """Exercise 1's module, read with 5 sequences of 7 steps, batch first: (5, 7, 6)."""
+    return nn.RNN(6, 8, num_layers=2, bidirectional=True, batch_first=True)
 
 
 _CHOICES = {  # exercise 2's expressions, for h_n of a 2-layer bidirectional module and a batch of B
@@ -39,40 +37,24 @@ def _one_row_per_sequence():
     return letter
 
 
-def _h_0_shape():
-    """The shape of h_0 for nn.RNN(4, 6, 3, bidirectional, batch_first) and a batch of 2 sequences of 9 steps."""
-    three_layers = nn.RNN(4, 6, num_layers=3, bidirectional=True, batch_first=True)
-    return tuple(three_layers(torch.zeros(2, 9, 4))[1].shape)  # h_0 has the shape of h_n
+def _three_layers():
+    """Exercise 3's module, read with a batch of 2 sequences of 9 steps, batch first: (2, 9, 4)."""
+    return nn.RNN(4, 6, num_layers=3, bidirectional=True, batch_first=True)
 
 
 EXERCISES = [
-    Exercise(
-        key="07.shapes",
-        question="the shapes of input, output and h_n for nn.RNN(6, 8, 2, bidirectional, batch_first), 5 x 7 steps",
-        solution=_shapes,
+    shapes.shape_exercise(
+        "07.shapes",
+        "the shapes of input, output and h_n for nn.RNN(6, 8, 2, bidirectional, batch_first), 5 x 7 steps",
+        _shapes_layer,
+        (5, 7, 6),
+        ("input", "output", "h_n"),
         explanation=(
             "input, batch first: (batch=5, seq_len=7, input_size=6). output follows it, both directions of the "
             "top layer side by side: (5, 7, 2 * 8 = 16). h_n is never batch-first, one row per layer and "
             "direction: (2 * 2 = 4, batch=5, 8)."
         ),
-        mistakes=(
-            Mistake(
-                lambda: ((5, 7, 6), (5, 7, 16), (5, 4, 8)),
-                "batch_first=True changes input and output only: h_n keeps the batch in the middle.",
-            ),
-            Mistake(
-                lambda: ((5, 7, 6), (5, 7, 8), (4, 5, 8)),
-                "A bidirectional output holds both directions side by side at each step.",
-            ),
-            Mistake(
-                lambda: ((5, 7, 6), (5, 7, 16), (2, 5, 8)),
-                "h_n has one row per layer and direction, not one per layer.",
-            ),
-            Mistake(
-                lambda: ((7, 5, 6), (7, 5, 16), (4, 5, 8)),
-                "That is the default, time-first layout; with batch_first=True the batch comes first.",
-            ),
-        ),
+        mistakes=(shapes.STATE_BATCH_FIRST, shapes.ONE_DIRECTION, shapes.ROW_PER_LAYER, shapes.LAYOUT),
     ),
     Exercise(
         key="07.one_row_per_sequence",
@@ -99,22 +81,21 @@ EXERCISES = [
             ),
         ),
     ),
-    Exercise(
-        key="07.h_0_shape",
-        question="the shape of h_0 for nn.RNN(4, 6, 3, bidirectional, batch_first) and 2 sequences of 9 steps",
-        solution=_h_0_shape,
+    shapes.shape_exercise(
+        "07.h_0_shape",
+        "the shape of h_0 for nn.RNN(4, 6, 3, bidirectional, batch_first) and 2 sequences of 9 steps",
+        _three_layers,
+        (2, 9, 4),
+        "h_0",
         explanation=(
             "h_0 has the shape of h_n, with or without batch_first: (num_layers * num_directions = 3 * 2 = 6, "
             "batch=2, hidden_size=6). It holds no time dimension: it is the state before step 1."
         ),
         mistakes=(
-            Mistake(lambda: (2, 6, 6), "h_0 is never batch-first: batch_first=True changes input and output only."),
-            Mistake(lambda: (3, 2, 6), "Count the directions too: each layer has a forward and a backward row."),
-            Mistake(
-                lambda: (6, 2, 12),
-                "Each row holds one direction's state, so its last size is hidden_size; the directions get rows.",
-            ),
-            Mistake(lambda: (1, 2, 6), "That fits a module with one layer and one direction; this one has more."),
+            shapes.STATE_BATCH_FIRST,
+            shapes.ROW_PER_LAYER,
+            shapes.SIDE_BY_SIDE_IN_EACH_ROW,
+            shapes.ONE_ROW,
         ),
     ),
 ]
