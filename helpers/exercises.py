@@ -331,7 +331,9 @@ def _step_departure(outcome, want, returns, sandbox=None):
         parts = [got]
     for number, (part, mine, theirs, shape) in enumerate(zip(names, parts, wants, shapes)):
         if not isinstance(mine, torch.Tensor):
-            return f"{part} is {_describe(mine)}; it should be a tensor of shape {shape}"
+            number = isinstance(mine, (int, float)) and not isinstance(mine, bool)
+            why = " (math.tanh, .item() and float() give Python numbers: use torch's functions on tensors)"
+            return f"{part} is {_describe(mine)}; it should be a tensor of shape {shape}" + (why if number else "")
         if tuple(mine.shape) != shape:
             return f"{part} has shape {tuple(mine.shape)}; it should be {shape}"
         index = _first_departure(mine, want, number, theirs)

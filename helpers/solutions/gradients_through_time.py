@@ -108,6 +108,16 @@ EXERCISES = [
         returns="delta_prev",
         mistakes=(
             CodeMistake(
+                "sigmoid's slope h_t * (1 - h_t) where the step is a tanh: tanh's slope is 1 - h_t^2",
+                "(delta_t * (1 - h_t**2)) @ W_hh",
+                lambda delta, h, W_hh: (delta * h * (1 - h)) @ W_hh,
+            ),
+            CodeMistake(
+                "W_hh left out: delta_t * (1 - h_t^2) is the gradient at a_t, one step short of h_{t-1}",
+                "multiply by W_hh as well: (delta_t * (1 - h_t**2)) @ W_hh",
+                lambda delta, h, W_hh: delta * (1 - h**2),
+            ),
+            CodeMistake(
                 "tanh's slope left out: delta_t @ W_hh is the step back of a layer without tanh",
                 "multiply by the slope 1 - h_t**2 first: (delta_t * (1 - h_t**2)) @ W_hh",
                 lambda delta, h, W_hh: delta @ W_hh,

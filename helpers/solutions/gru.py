@@ -67,6 +67,24 @@ def gru_step(x_t, h_prev, W_ih, W_hh, b_ih, b_hh):
     return (1 - z) * n + z * h_prev
 
 
+def _gru_step_variant(kind):
+    """A wrong gru_step written as a student would: sigmoid for n, no update gate, the weights split by column."""
+
+    def step(x_t, h_prev, W_ih, W_hh, b_ih, b_hh):
+        by = 1 if kind == "chunk_columns" else 0
+        W_ir, W_iz, W_in = W_ih.chunk(3, dim=by)
+        W_hr, W_hz, W_hn = W_hh.chunk(3, dim=by)
+        b_ir, b_iz, b_in = b_ih.chunk(3)
+        b_hr, b_hz, b_hn = b_hh.chunk(3)
+        r = torch.sigmoid(x_t @ W_ir.T + b_ir + h_prev @ W_hr.T + b_hr)
+        z = torch.sigmoid(x_t @ W_iz.T + b_iz + h_prev @ W_hz.T + b_hz)
+        squash = torch.sigmoid if kind == "n_sigmoid" else torch.tanh
+        n = squash(x_t @ W_in.T + b_in + r * (h_prev @ W_hn.T + b_hn))
+        return n if kind == "candidate_only" else (1 - z) * n + z * h_prev
+
+    return step
+
+
 def _hand_gru():
     """The notebook's 1 -> 1 GRU with hand-picked numbers, rows r, z, n."""
     gru = nn.GRU(input_size=1, hidden_size=1)
@@ -146,6 +164,17 @@ EXERCISES = [
         cases=_gru_step_cases,
         returns="h_t",
         mistakes=(
+            CodeMistake(BUGS["gru_n_sigmoid"].title, BUGS["gru_n_sigmoid"].fix, _gru_step_variant("n_sigmoid")),
+            CodeMistake(
+                "no update gate: the candidate n returned as h_t, so nothing of h_prev is kept",
+                "mix the candidate with the old state: h_t = (1 - z) * n + z * h_prev",
+                _gru_step_variant("candidate_only"),
+            ),
+            CodeMistake(
+                "the weights split along their columns: W.chunk(3, dim=1) cuts the inputs, not the r, z, n row blocks",
+                "split the rows: W_ih.chunk(3) (dim=0) gives W_ir, W_iz, W_in",
+                _gru_step_variant("chunk_columns"),
+            ),
             CodeMistake(
                 BUGS["gru_reset_before_product"].title,
                 BUGS["gru_reset_before_product"].fix,

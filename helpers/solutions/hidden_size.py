@@ -93,6 +93,11 @@ EXERCISES = [
         returns="h_t",
         mistakes=(
             CodeMistake(
+                BUGS["b_ih_for_both"].title,
+                BUGS["b_ih_for_both"].fix,
+                lambda x, h, W_ih, W_hh, b_ih, b_hh: torch.tanh(x @ W_ih.T + b_ih + h @ W_hh.T + b_ih),
+            ),
+            CodeMistake(
                 BUGS["W_ih_not_transposed"].title,
                 BUGS["W_ih_not_transposed"].fix,
                 lambda x, h, W_ih, W_hh, b_ih, b_hh: torch.tanh(x @ W_ih + b_ih + h @ W_hh.T + b_hh),

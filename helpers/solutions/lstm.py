@@ -137,6 +137,21 @@ def _lstm_step_with(gates="ifgo", swap_i_f=False, carry=True, squash_c=True, g_a
     return step
 
 
+def _lstm_step_variant(kind):
+    """A wrong lstm_step written as a student would: the old cell in h, a forget bias, no input gate, ..."""
+
+    def step(x_t, h_prev, c_prev, W_ih, W_hh, b_ih, b_hh):
+        W = W_hh if kind == "W_hh_as_is" else W_hh.T
+        a = x_t @ W_ih.T + b_ih + h_prev @ W + b_hh
+        a_i, a_f, a_g, a_o = a.chunk(4) if kind == "chunk_batch" else a.chunk(4, dim=-1)
+        i, f = torch.sigmoid(a_i), torch.sigmoid(a_f + (1 if kind == "forget_bias" else 0))
+        g, o = torch.tanh(a_g), torch.sigmoid(a_o)
+        c_t = f * c_prev + (g if kind == "no_input_gate" else i * g)
+        return o * torch.tanh(c_prev if kind == "h_from_c_prev" else c_t), c_t
+
+    return step
+
+
 EXERCISES = [
     CodeExercise(
         key="10.step",
@@ -151,6 +166,23 @@ EXERCISES = [
         cases=_lstm_step_cases,
         returns="(h_t, c_t)",
         mistakes=(
+            CodeMistake(BUGS["h_from_c_prev"].title, BUGS["h_from_c_prev"].fix, _lstm_step_variant("h_from_c_prev")),
+            CodeMistake(
+                BUGS["forget_bias_added"].title, BUGS["forget_bias_added"].fix, _lstm_step_variant("forget_bias")
+            ),
+            CodeMistake(
+                "no input gate: c_t = f * c_prev + g, so the candidate is written in full at every step",
+                "gate the candidate: c_t = f * c_prev + i * g",
+                _lstm_step_variant("no_input_gate"),
+            ),
+            CodeMistake(
+                BUGS["W_hh_not_transposed"].title, BUGS["W_hh_not_transposed"].fix, _lstm_step_variant("W_hh_as_is")
+            ),
+            CodeMistake(
+                "the pre-activations split along the batch: .chunk(4) cuts dimension 0, the batch, not the 4H columns",
+                "split the last dimension: a.chunk(4, dim=-1) (or dim=1) gives the i, f, g, o blocks",
+                _lstm_step_variant("chunk_batch"),
+            ),
             CodeMistake(
                 BUGS["lstm_gates_ifog"].title,
                 BUGS["lstm_gates_ifog"].fix,

@@ -57,6 +57,21 @@ EXERCISES = [
         returns="h_t",
         mistakes=(
             CodeMistake(
+                "sigmoid where this step uses tanh: sigmoid squashes into (0, 1), tanh into (-1, 1)",
+                "h_t = torch.tanh(w_ih * x_t + w_hh * h_prev)",
+                lambda x, h, wi, wh: torch.sigmoid(wi * x + wh * h),
+            ),
+            CodeMistake(
+                "ReLU where this step uses tanh (nn.RNN uses ReLU only when built with nonlinearity='relu')",
+                "h_t = torch.tanh(w_ih * x_t + w_hh * h_prev)",
+                lambda x, h, wi, wh: torch.relu(wi * x + wh * h),
+            ),
+            CodeMistake(
+                "the recurrent term subtracted: w_ih * x_t - w_hh * h_prev",
+                "add both terms: w_ih * x_t + w_hh * h_prev (a negative weight already carries its own sign)",
+                lambda x, h, wi, wh: torch.tanh(wi * x - wh * h),
+            ),
+            CodeMistake(
                 "no tanh: that is the pre-activation a_t",
                 "return torch.tanh(...) of the sum",
                 lambda x, h, wi, wh: wi * x + wh * h,

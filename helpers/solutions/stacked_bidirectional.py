@@ -69,6 +69,17 @@ EXERCISES = [
         returns="h_n_top",
         mistakes=(
             CodeMistake(
+                "the backward state read from the forward half: output[:, 0, :H] holds the forward run at t = 0",
+                "the backward half is output[..., H:]: backward_final = output[:, 0, H:]",
+                lambda output, H: torch.stack([output[:, -1, :H], output[:, 0, :H]]),
+            ),
+            CodeMistake(
+                "a (batch, 2, H) stack .view-ed as (2, batch, H): view keeps the numbers' order, so the rows mix "
+                "sequences and directions",
+                "stack along a new first dimension, torch.stack([forward, backward]), or .transpose(0, 1) the (B, 2, H) stack",
+                lambda output, H: torch.stack([output[:, -1, :H], output[:, 0, H:]], dim=1).view(2, -1, H),
+            ),
+            CodeMistake(
                 BUGS["h_n_backward_from_output"].title,
                 "the backward run ends at the first step: take output[:, 0, H:]",
                 lambda output, H: _halves(output, H, -1, -1),

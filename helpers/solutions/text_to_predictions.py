@@ -50,6 +50,19 @@ def tag_loss(scores, tags, lengths):
     return nn.functional.cross_entropy(scores[is_real], tags[is_real])  # (n, C) scores vs (n,) tags
 
 
+def _tag_loss_variant(kind):
+    """A wrong tag_loss written as a student would: softmax without the log, or the sum over every position."""
+
+    def loss(scores, tags, lengths):
+        is_real = torch.arange(scores.shape[1]) < lengths[:, None]  # (B, T)
+        if kind == "softmax_no_log":
+            return nn.functional.nll_loss(scores[is_real].softmax(dim=-1), tags[is_real])
+        each = nn.functional.cross_entropy(scores.transpose(1, 2), tags, reduction="none")  # (B, T)
+        return (each * is_real).sum() / is_real.numel()
+
+    return loss
+
+
 def _case(generator, lengths, num_classes=2, tags=None):
     """Scores (B, T, C), tags (B, T) with 0 in the padding, as a data set might give them, and lengths (B,)."""
     lengths = torch.tensor(lengths)
@@ -102,6 +115,21 @@ EXERCISES = [
         cases=_tag_loss_cases,
         returns="the loss, a tensor of one number",
         mistakes=(
+            CodeMistake(
+                "the mask built from the tags (tags != 0): a real character whose tag is 0 is dropped too",
+                "build the mask from the lengths: torch.arange(T) < lengths[:, None]",
+                lambda scores, tags, lengths: nn.functional.cross_entropy(scores[tags != 0], tags[tags != 0]),
+            ),
+            CodeMistake(
+                "softmax without the log: nll_loss expects log-probabilities (cross_entropy takes the scores as they are)",
+                "nn.functional.cross_entropy(scores[is_real], tags[is_real]), or log_softmax before nll_loss",
+                _tag_loss_variant("softmax_no_log"),
+            ),
+            CodeMistake(
+                "the padding's losses zeroed but the sum divided by every position, padding included (B * T)",
+                "divide by the number of real characters, lengths.sum(), or take the mean over scores[is_real]",
+                _tag_loss_variant("divided_by_all"),
+            ),
             CodeMistake(
                 "the padding is counted: its tags (0 here) are treated as real characters",
                 "keep only the real steps, is_real = torch.arange(T) < lengths[:, None], and take the loss of "

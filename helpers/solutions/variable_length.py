@@ -95,6 +95,13 @@ EXERCISES = [
         returns="h_last",
         mistakes=(
             CodeMistake(
+                "the mean of each sequence's real steps, not its state at the last real step",
+                "take the one state at t = lengths[b] - 1: output[lengths - 1, torch.arange(B)]",
+                lambda output, lengths: (
+                    (output * (torch.arange(output.shape[0])[:, None] < lengths)[..., None]).sum(0) / lengths[:, None]
+                ),
+            ),
+            CodeMistake(
                 BUGS["h_n_at_padded_end"].title,
                 BUGS["h_n_at_padded_end"].fix,
                 lambda output, lengths: output[-1],
