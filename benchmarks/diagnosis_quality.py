@@ -31,9 +31,15 @@ version's message, to build/diagnosis-quality/report.txt (and the raw results to
 beside it: `--from-results` re-classifies them without running the checks again). Always exits 0:
 it measures, it does not gate. Run from the repository root: .venv/bin/python
 benchmarks/diagnosis_quality.py
+
+`--set holdout` runs benchmarks/wrong_versions_holdout.py instead: a held-out set written
+independently of the first set and of the checks, so its score is not a training score. It writes
+build/diagnosis-quality/holdout-report.txt (and holdout-results.json); `--set holdout
+--from-results` re-classifies those.
 """
 
 import contextlib
+import importlib
 import io
 import json
 import multiprocessing
@@ -51,9 +57,23 @@ from wrong_versions import VERSIONS
 HANG = 30.0  # seconds of wall-clock time for one version's check
 REPORT = Path("build/diagnosis-quality/report.txt")
 RESULTS = REPORT.with_name("results.json")  # what each check printed and returned, for --from-results
+# --set NAME: the module of versions, and where its report and raw results go
+SETS = {
+    "wrong_versions": ("wrong_versions", REPORT, RESULTS),
+    "holdout": (
+        "wrong_versions_holdout",
+        REPORT.with_name("holdout-report.txt"),
+        REPORT.with_name("holdout-results.json"),
+    ),
+}
 WRONG_CLASSES = ["named", "vague", "misleading", "missed", "crash", "hang"]
 CONFIDENT = re.compile(r"\bmost likely\b", re.IGNORECASE)
 GUESS = re.compile(r"^\s*possibly:", re.IGNORECASE | re.MULTILINE)
+
+
+def load_versions(set_name="wrong_versions"):
+    """The versions of one set (a module beside this file: the script's folder is on the path)."""
+    return VERSIONS if set_name == "wrong_versions" else importlib.import_module(SETS[set_name][0]).VERSIONS
 
 
 def group(version):
@@ -89,10 +109,10 @@ def run_check(version):
     return {"passed": passed, "message": printed.getvalue(), "error": error, "seconds": time.perf_counter() - start}
 
 
-def worker(connection):
+def worker(connection, set_name="wrong_versions"):
     import helpers  # noqa: F401 -- imported once, before the first version's clock starts
 
-    by_name = {v.name: v for v in VERSIONS}
+    by_name = {v.name: v for v in load_versions(set_name)}
     connection.send("ready")
     while (name := connection.recv()) is not None:
         connection.send(run_check(by_name[name]))
@@ -101,10 +121,10 @@ def worker(connection):
 class Worker:
     """A spawned process that checks versions one at a time; replaced when one hangs or kills it."""
 
-    def __init__(self):
+    def __init__(self, set_name="wrong_versions"):
         context = multiprocessing.get_context("spawn")
         self.connection, theirs = context.Pipe()
-        self.process = context.Process(target=worker, args=(theirs,), daemon=True)
+        self.process = context.Process(target=worker, args=(theirs, set_name), daemon=True)
         self.process.start()
         self.connection.recv()  # "ready": helpers imported
 
@@ -224,12 +244,15 @@ def describe(version, result, verdict):
     return lines
 
 
-def report(rows, wall):
+def report(rows, wall, set_name="wrong_versions"):
     wrong = [(v, r, c) for v, r, c in rows if not v.correct]
     right = [(v, r, c) for v, r, c in rows if v.correct]
     counts = Counter(c for _, _, c in wrong)
     seconds = [r["seconds"] for _, r, _ in rows]
-    lines = ["How well the checks name each bug (benchmarks/diagnosis_quality.py)", ""]
+    title = "How well the checks name each bug (benchmarks/diagnosis_quality.py)"
+    if set_name != "wrong_versions":
+        title += f", set {set_name}: benchmarks/{SETS[set_name][0]}.py"
+    lines = [title, ""]
     lines += table(rows)
     lines += ["", f"overall, of {len(wrong)} wrong versions:"]
     lines += [f"  {c:10} {percent(counts[c], len(wrong))}" for c in WRONG_CLASSES]
@@ -264,45 +287,64 @@ def report(rows, wall):
     return lines
 
 
-def run_all():
+def run_all(versions=None, set_name="wrong_versions"):
     """{name: result} for every version, each checked in the worker."""
-    results, worker_ = {}, Worker()
+    versions = load_versions(set_name) if versions is None else versions
+    results, worker_ = {}, Worker(set_name)
     try:
-        for number, version in enumerate(VERSIONS, 1):
+        for number, version in enumerate(versions, 1):
             result, replace = worker_.check(version)
             results[version.name] = result
             verdict = classify(version, result)
-            print(f"[{number:3}/{len(VERSIONS)}] {verdict:10} {result['seconds']:6.2f} s  {version.name}", flush=True)
+            print(f"[{number:3}/{len(versions)}] {verdict:10} {result['seconds']:6.2f} s  {version.name}", flush=True)
             if replace:
                 worker_.process.kill()
                 worker_.process.join()
-                worker_ = Worker()
+                worker_ = Worker(set_name)
     finally:
         worker_.close()
     return results
 
 
+def chosen_set(argv):
+    """The NAME of `--set NAME` (or `--set=NAME`); the first set when there is none."""
+    for k, arg in enumerate(argv):
+        if arg.startswith("--set="):
+            name = arg.split("=", 1)[1]
+        elif arg == "--set" and k + 1 < len(argv):
+            name = argv[k + 1]
+        else:
+            continue
+        if name not in SETS:
+            raise SystemExit(f"--set: unknown set {name!r}; the sets are {', '.join(SETS)}")
+        return name
+    return "wrong_versions"
+
+
 def main(argv):
     """Check every version (or, with --from-results, re-classify the results saved by the last run)."""
     start = time.perf_counter()
+    set_name = chosen_set(argv)
+    versions = load_versions(set_name)
+    _, report_path, results_path = SETS[set_name]
     if "--from-results" in argv:
-        saved = json.loads(RESULTS.read_text())
+        saved = json.loads(results_path.read_text())
         results, wall = saved["results"], saved["wall"]
     else:
-        results = run_all()
+        results = run_all(versions, set_name)
         wall = time.perf_counter() - start
-        RESULTS.parent.mkdir(parents=True, exist_ok=True)
-        RESULTS.write_text(json.dumps({"wall": wall, "results": results}, indent=1))
-    rows = [(v, results[v.name], classify(v, results[v.name])) for v in VERSIONS]
-    lines = report(rows, wall)
+        results_path.parent.mkdir(parents=True, exist_ok=True)
+        results_path.write_text(json.dumps({"wall": wall, "results": results}, indent=1))
+    rows = [(v, results[v.name], classify(v, results[v.name])) for v in versions]
+    lines = report(rows, wall, set_name)
     print()
     print("\n".join(lines))
     everything = [*lines, "", "every version's message:"]
     for version, result, verdict in rows:
         everything += describe(version, result, verdict)
-    REPORT.parent.mkdir(parents=True, exist_ok=True)
-    REPORT.write_text("\n".join(everything) + "\n")
-    print(f"\nthe full report, with every version's message: {REPORT}")
+    report_path.parent.mkdir(parents=True, exist_ok=True)
+    report_path.write_text("\n".join(everything) + "\n")
+    print(f"\nthe full report, with every version's message: {report_path}")
     return 0
 
 
