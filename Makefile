@@ -17,7 +17,7 @@ export PATH := $(CURDIR)/$(BIN):$(PATH)
 # JupyterLab refuses to run as root unless told; only then is the flag added.
 ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root)
 
-.PHONY: help setup lab present restore test unit nbval hosted release release-check course lint execute parity bench bench-diagnosis compat test-browser slides html handouts clean
+.PHONY: help setup lab present restore test unit nbval hosted release release-check course lint execute parity bench bench-diagnosis mutation compat test-browser slides html handouts clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -142,8 +142,14 @@ bench: setup ## Time a slider change: in the kernel (vs a naive redraw) and key 
 	PYTHONPATH=slides $(BIN)/python benchmarks/resources.py
 
 # benchmarks/wrong_versions.py: the wrong versions, written without reading helpers/bugs.py; report in build/diagnosis-quality/.
-bench-diagnosis: setup ## Run ~180 wrong and 15 right student versions through check_code and diagnose: named, vague, misleading, missed
+bench-diagnosis: setup ## Wrong and right student versions through check_code and diagnose (the tuning set, then the held-out set): named, vague, misleading, missed
 	$(BIN)/python benchmarks/diagnosis_quality.py
+	$(BIN)/python benchmarks/diagnosis_quality.py --set holdout
+
+# tools/mutation.py: each test file's coverage (which tests run which line) is kept in build/mutation/coverage/
+# and mapped again only when helpers/ or that file changes; each mutant then runs only the tests of its line.
+mutation: setup ## Mutation testing of diagnosis, packing, checks and exercises: the score per module and every survivor (build/mutation/report.txt); fails under 90%
+	$(BIN)/python tools/mutation.py --modules diagnosis packing checks exercises --minimum 90
 
 # Throwaway venvs under build/compat/ (about 5 GB each while they exist): not part of make test.
 compat: setup ## Unit tests and hosted checks (must pass), nbval (report only), on the oldest torch pyproject.toml accepts and the newest on PyPI
