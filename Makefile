@@ -96,7 +96,7 @@ execute: setup ## Re-run notebooks in place to refresh outputs, without this mac
 
 test-browser: setup slides html handouts ## Headless Chromium: widget notebooks in JupyterLab and Voila (build/browser), every slide deck offline (build/slides-screenshots), the handout PDFs, accessibility (axe-core, keyboard: build/accessibility)
 	@test -x /usr/bin/chromium || { apt-get update && apt-get install -y chromium; }
-	$(BIN)/python -m pytest -v -p no:cacheprovider tests/browser
+	$(BIN)/python -m pytest -v -p no:cacheprovider -n 2 tests/browser
 
 slides: setup $(SLIDES_NPM)/.installed ## One offline reveal.js deck per notebook, and an index: build/slides/index.html
 	$(BIN)/python slides/build.py --npm $(SLIDES_NPM)/node_modules --out build/slides $(NOTEBOOKS)
@@ -142,9 +142,10 @@ bench: setup ## Time a slider change: in the kernel (vs a naive redraw) and key 
 	PYTHONPATH=slides $(BIN)/python benchmarks/resources.py
 
 # benchmarks/wrong_versions.py: the wrong versions, written without reading helpers/bugs.py; report in build/diagnosis-quality/.
-bench-diagnosis: setup ## Wrong and right student versions through check_code and diagnose (the tuning set, then the held-out set): named, vague, misleading, missed
+bench-diagnosis: setup ## Wrong and right student versions through check_code and diagnose (the tuning set, then two held-out sets): named, vague, misleading, missed
 	$(BIN)/python benchmarks/diagnosis_quality.py
 	$(BIN)/python benchmarks/diagnosis_quality.py --set holdout
+	$(BIN)/python benchmarks/diagnosis_quality.py --set fresh
 
 # tools/mutation.py: each test file's coverage (which tests run which line) is kept in build/mutation/coverage/
 # and mapped again only when helpers/ or that file changes; each mutant then runs only the tests of its line.

@@ -36,6 +36,10 @@ benchmarks/diagnosis_quality.py
 independently of the first set and of the checks, so its score is not a training score. It writes
 build/diagnosis-quality/holdout-report.txt (and holdout-results.json); `--set holdout
 --from-results` re-classifies those.
+
+`--set fresh` runs benchmarks/wrong_versions_fresh.py: a third set, written after the checks had been
+tuned on both others and without reading either, so its score measures the checks on bugs nobody
+tuned them on. It writes build/diagnosis-quality/fresh-report.txt (and fresh-results.json).
 """
 
 import contextlib
@@ -64,6 +68,11 @@ SETS = {
         "wrong_versions_holdout",
         REPORT.with_name("holdout-report.txt"),
         REPORT.with_name("holdout-results.json"),
+    ),
+    "fresh": (
+        "wrong_versions_fresh",
+        REPORT.with_name("fresh-report.txt"),
+        REPORT.with_name("fresh-results.json"),
     ),
 }
 WRONG_CLASSES = ["named", "vague", "misleading", "missed", "crash", "hang"]

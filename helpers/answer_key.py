@@ -31,7 +31,7 @@ import secrets
 import torch
 from torch import nn
 
-from helpers import sandbox
+from helpers import argument_slips, sandbox
 from helpers.diagnosis import ATOL, RTOL, gradients  # results agree within ATOL + RTOL × |expected|, as there
 from helpers.exercise_types import CodeExercise, CodeMistake, SealedExercise
 
@@ -367,7 +367,7 @@ def _seal_code(exercise, salt):
             seal_outcome(lambda *a: gradients(exercise.reference, a), first, salt) if has_gradients else None
         )
         record["mistakes"] = []
-        for mistake in exercise.mistakes:
+        for mistake in (*exercise.mistakes, *argument_slips.argument_mistakes(exercise)):
             outcomes = [seal_outcome(mistake.function, sandbox.copied(args), salt) for _, args in cases]
             key = salt + "|".join(
                 SealedOutcome(sealed, salt).fingerprint(

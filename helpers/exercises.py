@@ -32,13 +32,14 @@ exercise's named mistakes, with the same ✓ / not written yet / where and why f
 """
 
 import difflib
+import functools
 import inspect
 import reprlib
 import textwrap
 
 import torch
 
-from helpers import answer_key, attempts, diagnosis
+from helpers import answer_key, argument_slips, attempts, diagnosis
 from helpers.checks import report
 from helpers.exercise_types import CodeExercise, Exercise, SealedExercise
 from helpers.sandbox import Outcome, Sandbox, TooSlow, argument_names, changes, raised, too_slow
@@ -139,7 +140,7 @@ def _examine(exercise, fn):
         lines.append(f"  {_step_departure(outcomes[first], expected[first].value, exercise.returns, sandbox)}")
         if isinstance(outcomes[first].error, TooSlow):
             return False, "\n".join(lines)
-        for mistake in exercise.mistakes:
+        for mistake in (*exercise.mistakes, *_argument_mistakes(exercise)):
             wrong = [_mistake_outcome(mistake.function, args) for _, args in cases]
             if all(_agrees(o, w) for o, w in zip(outcomes, wrong)):
                 title, fix = mistake.title, mistake.fix
@@ -165,6 +166,15 @@ def _examine(exercise, fn):
         marks = [f"{_case_label(i, c[0])} {'✗' if i in failing else '✓'}" for i, c in enumerate(cases)]
         checks = ["  checks: " + " · ".join(marks)]
     return False, "\n".join([*lines, f"  hint: {hint}", *checks, *also])
+
+
+@functools.cache
+def _argument_mistakes(exercise):
+    """The slips of one argument (helpers/argument_slips.py), tried after the listed mistakes; none for a sealed
+    exercise, whose key holds them among its mistakes."""
+    if isinstance(exercise.reference, answer_key.Recorded):
+        return ()
+    return argument_slips.argument_mistakes(exercise)
 
 
 def _reference_gradients(exercise, args):

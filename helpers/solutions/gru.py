@@ -1,6 +1,7 @@
 """Exercises of notebooks/11_gru.ipynb."""
 
 import math
+from itertools import permutations
 
 import torch
 from torch import nn
@@ -72,10 +73,16 @@ def _gru_step_variant(kind):
 
     def step(x_t, h_prev, W_ih, W_hh, b_ih, b_hh):
         by = 1 if kind == "chunk_columns" else 0
-        W_ir, W_iz, W_in = W_ih.chunk(3, dim=by)
-        W_hr, W_hz, W_hn = W_hh.chunk(3, dim=by)
-        b_ir, b_iz, b_in = b_ih.chunk(3)
-        b_hr, b_hz, b_hn = b_hh.chunk(3)
+        order = kind.removeprefix("order:") if kind.startswith("order:") else "rzn"
+
+        def split(t, dim=0):
+            blocks = dict(zip(order, t.chunk(3, dim=dim), strict=True))
+            return blocks["r"], blocks["z"], blocks["n"]
+
+        W_ir, W_iz, W_in = split(W_ih, by)
+        W_hr, W_hz, W_hn = split(W_hh, by)
+        b_ir, b_iz, b_in = split(b_ih)
+        b_hr, b_hz, b_hn = split(b_hh)
         r = torch.sigmoid(x_t @ W_ir.T + b_ir + h_prev @ W_hr.T + b_hr)
         z = torch.sigmoid(x_t @ W_iz.T + b_iz + h_prev @ W_hz.T + b_hz)
         squash = torch.sigmoid if kind == "n_sigmoid" else torch.tanh
@@ -164,6 +171,16 @@ EXERCISES = [
         cases=_gru_step_cases,
         returns="h_t",
         mistakes=(
+            *(
+                CodeMistake(
+                    f"the gates read in the order {', '.join(order)}: torch stacks the rows of W_ih, W_hh and the "
+                    "biases as r, z, n",
+                    "split each weight and bias as r, z, n: W_ir, W_iz, W_in = W_ih.chunk(3)",
+                    _gru_step_variant("order:" + "".join(order)),
+                )
+                for order in permutations("rzn")
+                if "".join(order) not in ("rzn", "zrn")  # zrn is the catalogue's, listed first
+            ),
             CodeMistake(BUGS["gru_n_sigmoid"].title, BUGS["gru_n_sigmoid"].fix, _gru_step_variant("n_sigmoid")),
             CodeMistake(
                 "no update gate: the candidate n returned as h_t, so nothing of h_prev is kept",

@@ -1,5 +1,7 @@
 """Exercises of notebooks/10_lstm.ipynb."""
 
+from itertools import permutations
+
 import torch
 from torch import nn
 
@@ -166,6 +168,17 @@ EXERCISES = [
         cases=_lstm_step_cases,
         returns="(h_t, c_t)",
         mistakes=(
+            *(
+                CodeMistake(
+                    f"the gates read in the order {', '.join(order)}: torch stacks the rows of W_ih, W_hh and the "
+                    "biases as i, f, g, o",
+                    "split the 4H pre-activations as i, f, g, o = a.chunk(4, dim=-1)",
+                    _lstm_step_with(gates="".join(order)),
+                )
+                for order in permutations("ifgo")
+                # ifog is the catalogue's; f, i, g, o computes what i and f swapped in the cell update does
+                if "".join(order) not in ("ifgo", "ifog", "figo")
+            ),
             CodeMistake(BUGS["h_from_c_prev"].title, BUGS["h_from_c_prev"].fix, _lstm_step_variant("h_from_c_prev")),
             CodeMistake(
                 BUGS["forget_bias_added"].title, BUGS["forget_bias_added"].fix, _lstm_step_variant("forget_bias")

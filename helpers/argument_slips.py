@@ -1,0 +1,92 @@
+"""Wrong step functions made from the reference by misusing one argument, for any write-it-yourself step.
+
+A student's step that equals the reference computed with one argument misused, on every case, has
+that slip: an argument used where another belongs, two exchanged, one transposed, its sign flipped,
+counted twice or left out. helpers.exercises tries these after the exercise's own listed mistakes
+(which come first, so a listed wording wins), and a course release seals them like those.
+"""
+
+import inspect
+from itertools import permutations
+
+import torch
+
+from helpers.exercise_types import CodeMistake
+
+
+class NotApplicableError(Exception):
+    """The slip cannot happen on this case (the two arguments' shapes differ): no student's result matches it."""
+
+
+def argument_mistakes(exercise):
+    """CodeMistakes for every single misuse of one of the reference's tensor arguments (see the module docstring)."""
+    names = list(inspect.signature(exercise.reference).parameters)
+    reference = exercise.reference
+    found = []
+    for a, b in permutations(range(len(names)), 2):
+        found.append(
+            CodeMistake(
+                f"`{names[b]}` used where `{names[a]}` belongs (so `{names[b]}` counts twice and `{names[a]}` not at all)",
+                f"use `{names[a]}` there: each argument goes where the equation puts it",
+                _replaced(reference, a, lambda args, b=b: args[b]),
+            )
+        )
+    for a, b in ((a, b) for a, b in permutations(range(len(names)), 2) if a < b):
+        found.append(
+            CodeMistake(
+                f"`{names[a]}` and `{names[b]}` exchanged: each is used where the other belongs",
+                f"put `{names[a]}` and `{names[b]}` back in their own places (check the order of the arguments too)",
+                _replaced(reference, a, lambda args, b=b: args[b], also=(b, a)),
+            )
+        )
+    for a, name in enumerate(names):
+        found += [
+            CodeMistake(
+                f"`{name}` used transposed: the result is the reference's with `{name}.T` in place of `{name}`",
+                f"check the product with `{name}`: x @ {name}.T takes the dot product of x with each row of {name}",
+                _replaced(reference, a, lambda args, a=a: _transposed(args[a])),
+            ),
+            CodeMistake(
+                f"the sign of `{name}` flipped: the result is the reference's with -{name}",
+                f"`{name}` enters with a plus sign (a negative number in it already carries its own sign)",
+                _replaced(reference, a, lambda args, a=a: -args[a]),
+            ),
+            CodeMistake(
+                f"`{name}` counted twice: the result is the reference's with 2 * {name}",
+                f"use `{name}` once, where the equation has it",
+                _replaced(reference, a, lambda args, a=a: 2 * args[a]),
+            ),
+            CodeMistake(
+                f"`{name}` left out: the result is the reference's with `{name}` = 0",
+                f"include `{name}` where the equation has it",
+                _replaced(reference, a, lambda args, a=a: torch.zeros_like(args[a])),
+            ),
+        ]
+    return tuple(found)
+
+
+def _replaced(reference, position, value, also=None):
+    """reference(*args) with args[position] replaced by value(args) (and args[also[0]] by args[also[1]])."""
+
+    def function(*args):
+        new = list(args)
+        for where, what in ((position, value), *(() if also is None else ((also[0], lambda a: a[also[1]]),))):
+            if not isinstance(args[where], torch.Tensor) or not args[where].is_floating_point():
+                raise NotApplicableError
+            replacement = what(args)
+            if not isinstance(replacement, torch.Tensor) or replacement.shape != args[where].shape:
+                raise NotApplicableError
+            new[where] = replacement
+        result = reference(*new)
+        parts = result if isinstance(result, tuple) else (result,)
+        if all(isinstance(p, torch.Tensor) and not p.any() for p in parts):
+            raise NotApplicableError  # all zeros: any function returning zeros would match it
+        return result
+
+    return function
+
+
+def _transposed(value):
+    if value.dim() != 2 or value.shape[0] != value.shape[1]:
+        raise NotApplicableError
+    return value.T
