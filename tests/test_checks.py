@@ -69,3 +69,44 @@ def test_the_verdict_behaves_as_a_bool_and_shows_nothing_more_in_a_notebook(caps
     assert all([good]) and not all([good, bad])
     assert repr(good) == "✓ a: match (max abs diff 0.0e+00)"
     assert good._ipython_display_() is None
+
+
+def test_float64_results_a_tenth_of_a_billionth_apart_differ():
+    """float64 keeps about 16 digits, so a 1e-10 difference is a mistake, not rounding (the default there is 1e-12)."""
+    a = torch.tensor([0.25], dtype=torch.float64)
+    assert not compare("x", a, a + 1e-10)
+    assert compare("x", a, a + 1e-13)
+
+
+@pytest.mark.parametrize(
+    "ours, expected",
+    [
+        ((torch.tensor([0.1]), torch.tensor([0.5])), "✗ pair: DIFFER (tolerance 1e-06) at [1] (max abs diff 5.0e-01)"),
+        ((torch.tensor([0.5]), torch.tensor([0.1])), "✗ pair: DIFFER (tolerance 1e-06) at [0] (max abs diff 5.0e-01)"),
+    ],
+)
+def test_the_line_names_the_largest_difference_wherever_it_is(capsys, ours, expected):
+    """With several parts wrong, the line gives the largest difference and its part, first or last."""
+    assert not compare("pair", ours, (torch.zeros(1), torch.zeros(1)))
+    assert capsys.readouterr().out.strip() == expected
+
+
+def test_nan_in_the_same_places_on_both_sides_matches(capsys):
+    """A NaN where torch has one too (a diverged layer computed faithfully) is not a difference."""
+    nan = math.nan
+    assert compare("h", torch.tensor([nan, 0.5]), torch.tensor([nan, 0.5]))
+    assert capsys.readouterr().out == "✓ h: match (max abs diff 0.0e+00)\n"
+
+
+@pytest.mark.parametrize("ours, theirs", [((), ()), (torch.zeros(0, 3), torch.zeros(0, 3))])
+def test_empty_results_match(capsys, ours, theirs):
+    """Nothing to compare (no parts, or tensors with no entries) is a match with a zero difference."""
+    assert compare("empty", ours, theirs)
+    assert capsys.readouterr().out == "✓ empty: match (max abs diff 0.0e+00)\n"
+
+
+def test_a_verdict_hashes_as_its_bool():
+    """A Verdict equals True or False, so it hashes like them: usable in a set or as a dict key."""
+    good, bad = compare("a", 1.0, 1.0), compare("b", 1.0, 2.0)
+    assert hash(good) == hash(True) and hash(bad) == hash(False)
+    assert good in {True} and {good: "right"}[True] == "right"

@@ -60,3 +60,38 @@ def test_a_length_too_long_for_batch_first_padding_mentions_batch_first():
     """With batch_first=True the steps are dimension 1; the message says which dimension it read."""
     with pytest.raises(ValueError, match=re.escape("only seq_len=3 steps (dimension 1, with batch_first=True)")):
         pack_padded_sequence(torch.zeros(2, 3, 1), [4, 2], batch_first=True)
+
+
+@pytest.mark.parametrize(
+    "input, batch_first, message",
+    [
+        ([[1.0, 2.0], [3.0, 4.0]], False, "input must be a padded tensor shaped (seq_len, batch, *); got list"),
+        (torch.zeros(4), False, "input must be a padded tensor shaped (seq_len, batch, *); got shape (4,)"),
+        (torch.zeros(4), True, "input must be a padded tensor shaped (batch, seq_len, *); got shape (4,)"),
+    ],
+)
+def test_an_input_that_is_not_a_padded_batch_is_explained(input, batch_first, message):
+    """A list, or a tensor without both a time and a batch dimension, gets a ValueError naming the layout expected."""
+    with pytest.raises(ValueError, match=re.escape(message)):
+        pack_padded_sequence(input, [1], batch_first=batch_first)
+
+
+def test_a_padded_batch_without_feature_dimensions_packs_as_torch_does():
+    """(seq_len, batch) with no feature dimension is a padded batch too: torch's * may be empty."""
+    padded = torch.arange(12.0).reshape(4, 3)
+    ours = pack_padded_sequence(padded, [4, 2, 1])
+    theirs = rnn.pack_padded_sequence(padded, [4, 2, 1])
+    assert torch.equal(ours.data, theirs.data) and torch.equal(ours.batch_sizes, theirs.batch_sizes)
+
+
+@pytest.mark.parametrize("lengths", [[4, 3.0, 2], [4, True, 2], (4.0, 3.0, 2.0)])
+def test_lengths_that_are_not_whole_numbers_are_refused(lengths):
+    """A float or a bool among the lengths is a mistake (a step count is a whole number): a TypeError says what to give."""
+    with pytest.raises(TypeError, match=re.escape("lengths must be a list of ints or a 1-D int64 tensor on the CPU")):
+        pack_padded_sequence(PADDED, lengths)
+
+
+def test_a_tuple_of_lengths_is_accepted():
+    """A tuple of ints counts as a list of them."""
+    ours = pack_padded_sequence(PADDED, (4, 3, 1))
+    assert ours.batch_sizes.tolist() == [3, 2, 2, 1]
