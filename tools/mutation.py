@@ -76,9 +76,112 @@ SWAPPED = {
     ast.IsNot: ast.Is,
 }
 
-# Equivalent mutants: (module, the mutated line as written, stripped, the mutation) -> why no test can
-# kill it. The line's text, not its number, names it, so an entry stops applying when the code changes.
-EQUIVALENT = {}
+# Equivalent mutants: (module, where: its functions and classes, the mutated line as written, stripped,
+# the mutations) -> why no test can kill them: no input, on any machine, makes the mutant behave
+# differently. The line's text, not its number, names it, so an entry stops applying when the code
+# changes; one that matches no surviving mutant is reported. Keep it short: a mutant that is merely hard
+# to kill belongs in the report as a survivor.
+_NEVER_CHANGED = (
+    "frozen only forbids assigning to a field; no code assigns to one of these, hashes one or uses one as a key"
+)
+_ALWAYS_SET = (
+    "read only for an output departure at a time step, and _first_wrong_entry, which makes every such departure, "
+    "always sets it"
+)
+_STRICT = ("strict= dropped", "True changed")  # zip(..., strict=True) made zip(...) or zip(..., strict=False)
+_SAME_LENGTH = "strict only matters for iterables of different lengths, and {} just before: they never differ"
+EQUIVALENT = {
+    ("diagnosis", "Probe", "@dataclass(frozen=True)", ("frozen= dropped",)): _NEVER_CHANGED,
+    ("diagnosis", "Departure", "@dataclass(frozen=True)", ("frozen= dropped",)): _NEVER_CHANGED,
+    (
+        "diagnosis",
+        "Departure",
+        "first_step: bool = False  # the first step its direction computes",
+        ("False changed",),
+    ): _ALWAYS_SET,
+    ("diagnosis", "Departure", "last_step: bool = False  # the last step its direction computes", ("False changed",)): (
+        _ALWAYS_SET
+    ),
+    ("diagnosis", "_same_value", "return False", ("returns None",)): (
+        "None is as false as False, and every caller (same_outcome, _rearranged, helpers.exercises) only tests "
+        "the result's truth"
+    ),
+    ("diagnosis", "same_outcome", "if a.error is not None or b.error is not None:", ("and <-> or",)): (
+        "the two differ only when exactly one outcome has an error; an outcome with an error has no value (None), "
+        "and _same_value(None, anything) is False, which the `or` branch returns too"
+    ),
+    ("diagnosis", "_larger", 'if module.mode == "LSTM" and module.proj_size:', ("and <-> or",)): (
+        "with `or`, an nn.LSTM without projections gets proj_size=min(0, H - 1) = 0, nn.LSTM's default, and "
+        "nn.RNN and nn.GRU have proj_size 0, so the condition stays false for them"
+    ),
+    (
+        "diagnosis",
+        "_gradient_problem",
+        "theirs_grads = torch.autograd.grad(_stand_in_loss(theirs), theirs_params, allow_unused=True)",
+        ("allow_unused= dropped",),
+    ): (
+        "torch's own layer uses every one of its parameters, its input, h_0 and c_0 in its result, so "
+        "autograd.grad never meets an unused leaf on torch's side (the student's side keeps allow_unused)"
+    ),
+    ("exercises", "_step_departure", 'return "the values differ"', ("returns None",)): (
+        "not reached: _step_departure runs only on a result found different (same_outcome, or a sealed outcome's "
+        "agrees), and such a result always has a part of the wrong form or a first departure, found with the same "
+        "tolerance, before this fallback"
+    ),
+    (
+        "exercises",
+        "_picked",
+        "start, stop, step = part.start or 0, part.stop, part.step or 1",
+        ("0 changed", "1 changed"),
+    ): (
+        "below, start and step are only compared with 0 and start sets the dimension's length, max(start, stop) + 1: "
+        "a missing (or 0) start read as 1 changes that length only when stop is 0, where the slice picks nothing "
+        "either way; a missing step read as 2 is as positive as 1"
+    ),
+    ("exercises", "_picked", "size = max(start, stop) + 1", ("1 changed",)): (
+        "with both ends given and not negative, the positions a slice picks are the same from any dimension longer "
+        "than both ends: max + 1 and max + 2 alike"
+    ),
+    ("exercises", "_Open.shift", "shifts = {g - e for g, e in zip(given, self.value, strict=True)}", _STRICT): (
+        _SAME_LENGTH.format("_list_hint checks that the answer has as many entries as the reference")
+    ),
+    (
+        "exercises",
+        "_Open.wrong_entries",
+        "return [index for index, (g, e) in enumerate(zip(given, self.value, strict=True)) if g != e]",
+        _STRICT,
+    ): _SAME_LENGTH.format("_list_hint checks that the answer has as many entries as the reference"),
+    (
+        "exercises",
+        "_from_start",
+        "if len(sizes) == len(value) and any(-s <= v < 0 for v, s in zip(value, sizes, strict=True)):",
+        _STRICT,
+    ): _SAME_LENGTH.format("the condition checks the lengths"),
+    (
+        "exercises",
+        "_from_start",
+        "return type(value)(_from_start(v, s) for v, s in zip(value, sizes, strict=True))",
+        _STRICT,
+    ): _SAME_LENGTH.format("the condition checks the lengths"),
+    (
+        "exercises",
+        "_same",
+        "return all(_same(g, r, exercise) for g, r in zip(given, reference.parts(), strict=True))",
+        _STRICT,
+    ): _SAME_LENGTH.format("_form_problem checks that a several-part answer has as many parts as the reference"),
+    (
+        "exercises",
+        "_list_hint",
+        "for index, (value, length) in enumerate(zip(given, _sizes(size, len(given)), strict=True)):",
+        _STRICT,
+    ): (
+        "strict only matters for iterables of different lengths; the answer has as many entries as the reference "
+        "(checked just before), and an index exercise gives one size per entry, or one for all"
+    ),
+    ("exercises", "_parts_hint", "pairs = enumerate(zip(given, reference.parts(), strict=True), start=1)", _STRICT): (
+        _SAME_LENGTH.format("_form_problem checks that a several-part answer has as many parts as the reference")
+    ),
+}
 
 
 # The mutants.
@@ -259,7 +362,11 @@ class Server:
 
     def close(self):
         self.process.stdin.close()
-        self.process.wait(timeout=60)
+        try:
+            self.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:  # a run still going: the server stops it
+            self.process.terminate()
+            self.process.wait()
 
 
 def _serve():
@@ -267,7 +374,28 @@ def _serve():
     protocol = os.fdopen(os.dup(1), "w", buffering=1)  # the answers; whatever else prints goes to stderr
     os.dup2(2, 1)
     _preimport()
+    signal.signal(signal.SIGTERM, lambda number, frame: sys.exit(128 + number))
     print("ready", file=protocol)
+    try:
+        _answer_requests(protocol)
+    finally:
+        _stop_child()
+
+
+_running = []  # the child now running, if any
+
+
+def _stop_child():
+    for pid in _running:
+        try:
+            os.killpg(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+        except (ProcessLookupError, ChildProcessError):
+            pass
+    _running.clear()
+
+
+def _answer_requests(protocol):
     for request_line in sys.stdin:
         request = json.loads(request_line)
         progress = Path(request["progress"])
@@ -277,21 +405,19 @@ def _serve():
         if pid == 0:
             os.setsid()  # its own process group: stopping it stops whatever it started
             os._exit(_child(request))
+        _running.append(pid)
         code, stalled, timeout, stall = None, None, request.get("timeout"), request.get("stall")
         while True:
             done, status = os.waitpid(pid, os.WNOHANG)
             if done:
                 code = os.waitstatus_to_exitcode(status)
+                _running.clear()
                 break
             now = time.monotonic()
             if stall and time.time() - progress.stat().st_mtime > stall:
                 stalled = progress.read_text().strip() or None
             if stalled or (timeout and now - start > timeout):
-                try:
-                    os.killpg(pid, signal.SIGKILL)
-                except ProcessLookupError:
-                    pass
-                os.waitpid(pid, 0)
+                _stop_child()
                 break
             select.select([], [], [], 0.02 if now - start < 2 else 0.2)
         answer = {"code": code, "seconds": time.monotonic() - start, "stalled": stalled}
@@ -570,9 +696,17 @@ def _run(mutant, tests, tree, server, folder, options, coverage):
     return took
 
 
+def _equivalent(mutant):
+    """Why the mutant is equivalent, if EQUIVALENT lists it; else None."""
+    for (module, where, text, whats), reason in EQUIVALENT.items():
+        if (module, where, text) == (mutant.module, mutant.function, mutant.text) and mutant.what in whats:
+            return reason
+    return None
+
+
 def _settle(mutant):
     """A listed equivalent mutant that survived is marked so (one that was killed is not equivalent)."""
-    reason = EQUIVALENT.get((mutant.module, mutant.text, mutant.what))
+    reason = _equivalent(mutant)
     if reason and mutant.fate == "survived":
         mutant.fate, mutant.detail = "equivalent", reason
 
@@ -603,6 +737,7 @@ def main():
     options = parser.parse_args()
     if options.serve:
         return _serve()
+    signal.signal(signal.SIGTERM, lambda number, frame: sys.exit(128 + number))  # so that the copies are removed
     start = time.monotonic()
     OUT.mkdir(parents=True, exist_ok=True)
     report, details, results = [], [], []
@@ -679,10 +814,11 @@ def main():
         details += [f"{m.fate}: {m.name()} [{m.detail}]" for m in mutants]
         if net < options.minimum:
             below.append(name)
-    matched = {(m.module, m.text, m.what) for _, _, mutants, _ in results for m in mutants if m.fate == "equivalent"}
+    equivalent = [m for _, _, mutants, _ in results for m in mutants if m.fate == "equivalent"]
     if options.most is None:
-        stale = [k for k in EQUIVALENT if k[0] in options.modules and k not in matched]
-        report += [f"allow-listed, but no surviving mutant is that one (remove it?): {k}" for k in stale]
+        used = {key for key in EQUIVALENT for m in equivalent if key[:3] == (m.module, m.function, m.text)}
+        stale = [key for key in EQUIVALENT if key[0] in options.modules and key not in used]
+        report += [f"allow-listed, but no surviving mutant is that one (remove it?): {key}" for key in stale]
     verdict = (
         f"{', '.join(below)} under {options.minimum:g}%" if below else f"every module at {options.minimum:g}% or more"
     )

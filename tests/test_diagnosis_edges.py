@@ -1,0 +1,354 @@
+"""helpers.diagnosis at its edges: what the report says, on which probes, for layers and mistakes test_diagnosis.py
+leaves out.
+
+Each student function here is written as a student would write it (usually by calling the layer
+itself, then getting one thing wrong), never built from helpers.bugs.
+"""
+
+import copy
+
+import pytest
+import torch
+from torch import nn
+from torch.nn.utils.rnn import pack_padded_sequence
+
+from helpers import diagnosis
+from helpers.diagnosis import diagnose
+from helpers.sandbox import Outcome
+
+
+def layer(kind="RNN", input_size=3, hidden_size=4, seed=0, **options):
+    """A seeded layer in eval mode."""
+    torch.manual_seed(seed)
+    return getattr(nn, kind)(input_size, hidden_size, **options).eval()
+
+
+def inputs(steps=5, batch=2, input_size=3, seed=1):
+    """A seeded (seq_len, batch, input_size) input."""
+    return torch.randn(steps, batch, input_size, generator=torch.Generator().manual_seed(seed))
+
+
+def by_torch(module, input, hx=None):
+    """A right answer: the layer itself."""
+    return module(input, hx)
+
+
+ALL_TERMS = "nonzero h_0, W_ih alone, W_hh alone, b_ih alone, b_hh alone"
+SEEDED = "larger layer, random layer 1, random layer 2"
+
+
+@pytest.mark.parametrize(
+    "kind, options, input, probes",
+    [
+        ("RNN", {}, inputs(), f"10 probes ({ALL_TERMS}, one step, another input, {SEEDED})"),
+        (
+            "RNN",
+            {"num_layers": 2},
+            inputs(),
+            f"12 probes ({ALL_TERMS}, one step, another input, layer 0 alone, layer 1 alone, {SEEDED})",
+        ),
+        (
+            "RNN",
+            {"bias": False},
+            inputs(),
+            f"8 probes (nonzero h_0, W_ih alone, W_hh alone, one step, another input, {SEEDED})",
+        ),
+        ("LSTM", {}, pack_padded_sequence(inputs(), [5, 3]), f"8 probes ({ALL_TERMS}, {SEEDED})"),
+        ("GRU", {}, inputs()[:, 0], f"10 probes ({ALL_TERMS}, one step, another input, {SEEDED})"),
+    ],
+)
+def test_a_right_layer_is_told_every_probe_it_passed(kind, options, input, probes, capsys):
+    """The ✓ line counts and names the probes: each term alone (biases only when the layer has them), one step and
+    another input (not for a packed batch), each layer alone (a stack), and three seeded random layers."""
+    module = layer(kind, **options)
+    assert diagnose(by_torch, module, input, name="my_layer")
+    name = {"RNN": "nn.RNN", "LSTM": "nn.LSTM", "GRU": "nn.GRU"}[kind]
+    expected = f"✓ my_layer matches {name} on your input (values, dtype and gradients) and on {probes}.\n"
+    assert capsys.readouterr().out == expected
+
+
+def test_an_lstm_whose_c_0_is_detached_is_named(capsys):
+    """(h_0, c_0) with only c_0 detached: the values are right, but no gradient reaches the encoder that gave c_0."""
+
+    def my_lstm(module, input, hx=None):
+        if hx is not None:
+            hx = (hx[0], hx[1].detach())
+        return module(input, hx)
+
+    module, zeros = layer("LSTM"), torch.zeros(1, 2, 4)
+    verdict = diagnose(my_lstm, module, inputs(), (zeros, zeros))
+    text = capsys.readouterr().out
+    assert not verdict and verdict.status == "wrong"
+    assert "the gradient with respect to c_0[0, 0, 0] is 0.0000 through yours" in text
+    assert "c_0 is detached" in text and "h_0 is detached" not in text
+
+
+def test_a_detached_h_0_is_caught_even_when_little_of_it_reaches_the_result(capsys):
+    """Small recurrent weights let only about 1% of h_0 through: its gradients are small, and still not zero."""
+    module = layer()
+    with torch.no_grad():
+        module.weight_hh_l0.mul_(0.01)
+    h_0 = torch.randn(1, 2, 4, generator=torch.Generator().manual_seed(2))
+
+    def my_rnn(module, input, hx=None):
+        return module(input, None if hx is None else hx.detach())
+
+    verdict = diagnose(my_rnn, module, inputs(), h_0)
+    text = capsys.readouterr().out
+    assert not verdict and verdict.status == "wrong" and "h_0 is detached" in text, text
+
+
+def test_a_layer_computed_in_half_precision_is_not_right(capsys):
+    """float16 keeps about 3 digits: cast back to float32, its values still depart from torch's by about 1e-4."""
+
+    def my_rnn(module, input, hx=None):
+        half = copy.deepcopy(module).half()
+        output, h_n = half(input.half(), None if hx is None else hx.half())
+        return output.float(), h_n.float()
+
+    verdict = diagnose(my_rnn, layer(), inputs())
+    assert not verdict and verdict.status == "wrong" and verdict.part == "output"
+    assert abs(verdict.got - verdict.expected) < 1e-2  # close, yet not the same
+
+
+def test_h_n_returned_as_a_numpy_array_is_named_as_such(capsys):
+    """.numpy() on h_n: the report says what came back, and the tensor shape torch gives h_n."""
+
+    def my_rnn(module, input, hx=None):
+        output, h_n = module(input, hx)
+        return output, h_n.detach().numpy()
+
+    verdict = diagnose(my_rnn, layer(), inputs())
+    text = capsys.readouterr().out
+    expected = (
+        "  h_n is a ndarray; it should be a tensor shaped (num_layers*num_directions=1, batch=2, hidden_size=4)\n"
+    )
+    assert not verdict and expected in text, text
+
+
+@pytest.mark.parametrize(
+    "kind, options, shape",
+    [
+        ("RNN", {}, "(num_layers*num_directions=1, batch=2, hidden_size=4)"),
+        ("GRU", {"num_layers": 2, "bidirectional": True}, "(num_layers*num_directions=4, batch=2, hidden_size=4)"),
+        ("LSTM", {"proj_size": 2}, "(num_layers*num_directions=1, batch=2, proj_size=2)"),
+    ],
+)
+def test_h_n_without_its_first_dimension_is_told_the_shape_torch_gives(kind, options, shape, capsys):
+    """h_n[0] (or h_n.squeeze(0)) drops the layer-and-direction dimension: the report spells out torch's shape."""
+
+    def my_layer(module, input, hx=None):
+        output, states = module(input, hx)
+        if isinstance(states, tuple):
+            return output, (states[0][0], states[1])
+        return output, states[0]
+
+    verdict = diagnose(my_layer, layer(kind, **options), inputs())
+    text = capsys.readouterr().out
+    assert not verdict and f"h_n has shape (2, {2 if 'proj_size' in options else 4}); torch's is {shape}" in text
+
+
+@pytest.mark.parametrize(
+    "kind, options, sizes",
+    [
+        (
+            "RNN",
+            {},
+            "x_t is (batch=2, input_size=3); W_ih = weight_ih_l0 is (hidden_size=4, input_size=3); "
+            "W_hh = weight_hh_l0 is (hidden_size=4, hidden_size=4).",
+        ),
+        (
+            "LSTM",
+            {"proj_size": 2},
+            "x_t is (batch=2, input_size=3); W_ih = weight_ih_l0 is (4*hidden_size=16, input_size=3); "
+            "W_hh = weight_hh_l0 is (4*hidden_size=16, proj_size=2).",
+        ),
+    ],
+)
+def test_a_shape_error_is_shown_with_the_sizes_of_the_layers_weights(kind, options, sizes, capsys):
+    """x_t @ W_ih without .T raises on a layer whose input_size is not its hidden_size: the report lists the shapes
+    of x_t, W_ih and W_hh by name, so the student can see which product does not fit."""
+
+    def my_layer(module, input, hx=None):
+        h, steps = torch.zeros(input.shape[1], module.hidden_size), []
+        for x_t in input:
+            h = torch.tanh(x_t @ module.weight_ih_l0 + h @ module.weight_hh_l0.T)
+            steps.append(h)
+        return torch.stack(steps), h.unsqueeze(0)
+
+    verdict = diagnose(my_layer, layer(kind, **options), inputs())
+    text = capsys.readouterr().out
+    assert not verdict and verdict.status == "raised" and f"  your layer: {sizes}\n" in text, text
+
+
+def test_a_final_state_from_the_wrong_step_is_told_to_check_which_step_it_returns(capsys):
+    """output right, h_n taken one step too early (output[-2]): no catalogued bug, so the hint points at h_n."""
+
+    def my_rnn(module, input, hx=None):
+        output, _ = module(input, hx)
+        return output, output[-2:-1]
+
+    verdict = diagnose(my_rnn, layer(), inputs())
+    text = capsys.readouterr().out
+    assert not verdict and verdict.part == "h_n" and verdict.bug is None
+    assert "  hint: output matches but the final states do not: check which step's state you return" in text, text
+
+
+@pytest.mark.parametrize("given, what", [("result", "tuple"), ("tensor", "Tensor")])
+def test_passing_something_other_than_a_function_is_explained(given, what, capsys):
+    """diagnose(my_rnn(rnn, x), rnn, x): the result, not the function, came first; the message shows the call."""
+    module, x = layer(), inputs()
+    first = module(x) if given == "result" else x
+    verdict = diagnose(first, module, x)
+    assert not verdict and verdict.status == "cannot check"
+    assert capsys.readouterr().out == (
+        "✗ your function: cannot check: the first argument must be your function, e.g. diagnose(my_rnn, rnn, x); "
+        f"got a {what}.\n"
+    )
+
+
+def test_an_lstm_that_starts_its_cell_from_zeros_fails_on_the_probe_with_a_nonzero_c_0(capsys):
+    """With no hx of the student's own, c_0 ignored only shows on the nonzero-state probe, which names (h_0, c_0)."""
+
+    def my_lstm(module, input, hx=None):
+        if hx is not None:
+            hx = (hx[0], torch.zeros_like(hx[1]))
+        return module(input, hx)
+
+    verdict = diagnose(my_lstm, layer("LSTM"), inputs())
+    text = capsys.readouterr().out
+    assert not verdict and "  probe: a nonzero initial state (seeded random h_0, c_0)\n" in text, text
+    assert "  first departure: output[0, 0, 0]: layer 0, the only direction, time step 1 (t = 0), batch item 0" in text
+    assert verdict.bug is not None and verdict.bug.name == "c_0_ignored"
+
+
+@pytest.mark.parametrize("kind", ["GRU", "LSTM"])
+def test_a_stack_that_ignores_h_0_is_shown_departing_in_its_first_layer(kind, capsys):
+    """A 2-layer stack given h_0 (and c_0) that starts from zeros: each layer alone departs too, and the report shows
+    where the stack first goes wrong, layer 0 read alone, with that layer's rows of the initial state."""
+
+    def my_stack(module, input, hx=None):
+        return module(input)
+
+    generator = torch.Generator().manual_seed(3)
+    h_0 = torch.randn(2, 2, 4, generator=generator)
+    hx = (h_0, torch.randn(2, 2, 4, generator=generator)) if kind == "LSTM" else h_0
+    verdict = diagnose(my_stack, layer(kind, num_layers=2), inputs(), hx)
+    text = capsys.readouterr().out
+    assert not verdict and "  probe: layer 0 alone, reading your input\n" in text, text
+    assert verdict.layer == 0 and verdict.probe == "layer 0 alone, reading your input"
+
+
+def test_each_layer_alone_reads_what_torchs_layers_below_it_return():
+    """The probe "layer 2 alone, reading torch's output of layer 1" is layer 2 of the stack as a layer of its own,
+    fed the output of layers 0 and 1 and started from its own rows of h_0."""
+    module, x = layer("RNN", num_layers=3, bidirectional=True), inputs()
+    h_0 = torch.randn(6, 2, 4, generator=torch.Generator().manual_seed(4))
+    below = nn.RNN(3, 4, num_layers=2, bidirectional=True).eval()
+    below.load_state_dict({k: v for k, v in module.state_dict().items() if "_l2" not in k})
+    with torch.no_grad():  # as diagnose builds its probes
+        probe = diagnosis._layer_alone(module, x, h_0, 2)
+        assert torch.equal(probe.input, below(x, h_0[:4])[0])
+        assert torch.equal(probe.hx, h_0[4:])
+        assert torch.equal(probe.module.weight_hh_l0_reverse, module.weight_hh_l2_reverse)
+    assert probe.description == "layer 2 alone, reading torch's output of layer 1" and probe.layer == 2
+
+
+@pytest.mark.parametrize("kind", ["RNN", "LSTM"])
+def test_a_float64_layer_is_checked_in_float64_on_every_probe(kind, capsys):
+    """A layer made .double() (as for a gradient check): the probes are float64 too, so a right function gets ✓."""
+    module = layer(kind).double()
+    verdict = diagnose(by_torch, module, inputs().double(), name="my_layer")
+    text = capsys.readouterr().out
+    assert verdict and text.startswith(f"✓ my_layer matches nn.{kind} on your input"), text
+
+
+def test_the_report_is_the_same_whatever_the_students_random_state(capsys):
+    """The probes are seeded: a student who reruns the cell (after other random draws) reads the same numbers."""
+
+    def my_rnn(module, input, hx=None):  # h_0 ignored: only the probes with a random h_0 show it
+        return module(input)
+
+    module, x = layer(), inputs()
+    reports = []
+    for seed in (0, 1):
+        torch.manual_seed(seed)
+        diagnose(my_rnn, module, x)
+        reports.append(capsys.readouterr().out)
+    assert "probe: a nonzero initial state" in reports[0] and reports[0] == reports[1], reports
+
+
+@pytest.mark.parametrize("size", [0.0, 1.0, 1000.0])
+def test_results_agree_within_atol_plus_rtol_times_torchs_value(size):
+    """Equal, for diagnose, is within ATOL + RTOL × |torch's value| (float32 rounding grows with the value): a
+    difference just inside that is no departure and no other outcome, one just beyond it is both."""
+    want = torch.tensor([size, -size], dtype=torch.float64)
+    bound = diagnosis.ATOL + diagnosis.RTOL * size
+    inside, beyond = want + torch.tensor([0.0, 0.9 * bound]), want + torch.tensor([0.0, 1.1 * bound])
+    assert diagnosis.first_difference(inside, want) is None
+    assert diagnosis.first_difference(beyond, want) == (1,)
+    assert diagnosis.same_outcome(Outcome(value=(inside, want)), Outcome(value=(want, want)))
+    assert not diagnosis.same_outcome(Outcome(value=(beyond, want)), Outcome(value=(want, want)))
+
+
+def test_nan_where_torch_has_nan_is_no_departure():
+    """A NaN input gives torch NaN outputs: the same NaNs in the student's result are no departure, NaN elsewhere
+    is one."""
+    nan = float("nan")
+    want = torch.tensor([[0.5, nan], [nan, -0.25]])
+    assert diagnosis.first_difference(want.clone(), want) is None
+    assert diagnosis.first_difference(torch.tensor([[0.5, nan], [0.0, -0.25]]), want) == (1, 0)
+    assert diagnosis.first_difference(torch.tensor([[nan, nan], [nan, -0.25]]), want) == (0, 0)
+
+
+def test_a_function_without_the_hx_argument_is_told_the_signature_to_use(capsys):
+    """def my_rnn(module, input): diagnose calls it as module(input, hx) is called; the line shows its signature."""
+
+    def my_rnn(module, input):
+        return module(input)
+
+    verdict = diagnose(my_rnn, layer(), inputs())
+    assert not verdict and verdict.status == "cannot check"
+    assert capsys.readouterr().out == (
+        "✗ my_rnn: cannot check: my_rnn must take three arguments, (module, input, hx), as module(input, hx) does; "
+        "its signature is (module, input).\n"
+    )
+
+
+def test_returning_only_the_output_of_a_two_step_input_asks_for_the_pair(capsys):
+    """output alone, on an input of 2 steps: a tensor whose first dimension is 2 is still not (output, h_n)."""
+
+    def my_rnn(module, input, hx=None):
+        output, _ = module(input, hx)
+        return output
+
+    verdict = diagnose(my_rnn, layer(), inputs(steps=2))
+    text = capsys.readouterr().out
+    assert not verdict and "  it returns a tensor of shape (2, 2, 4); the layer returns a pair, (output, h_n)\n" in text
+
+
+@pytest.mark.parametrize(
+    "kind, options, shapes",
+    [
+        ("GRU", {}, [(4, 3, 4)]),
+        ("LSTM", {}, [(4, 3, 4), (4, 3, 4)]),
+        ("LSTM", {"proj_size": 2}, [(4, 3, 2), (4, 3, 4)]),
+    ],
+)
+def test_the_random_initial_states_are_shaped_and_typed_as_torch_wants(kind, options, shapes):
+    """h_0 (and c_0) of the probes: one row per layer and direction, proj_size wide for h_0 of an LSTM with
+    projections, and in the layer's dtype, so a function that keeps the dtype it is given stays right."""
+    module = layer(kind, num_layers=2, bidirectional=True, **options).double()
+    state = diagnosis._random_state(module, 3, torch.Generator().manual_seed(0))
+    states = state if isinstance(state, tuple) else (state,)
+    assert [tuple(s.shape) for s in states] == shapes and {s.dtype for s in states} == {torch.float64}
+
+
+def test_the_larger_layers_of_an_lstm_with_projections_have_projections_too():
+    """The larger probes are layers like the student's: an nn.LSTM with proj_size keeps one (below hidden_size)."""
+    module = layer("LSTM", hidden_size=5, proj_size=3)
+    with torch.no_grad():
+        probes = [diagnosis._larger(module, inputs(), seed) for seed in range(3)]
+    for probe in probes:
+        assert 0 < probe.module.proj_size < probe.module.hidden_size
+        assert probe.module(probe.input, probe.hx)[0].shape[-1] == probe.module.proj_size
