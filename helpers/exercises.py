@@ -160,12 +160,13 @@ def _examine(exercise, fn):
                 *also,
             ]
         )
-    hint = _term_hint(cases, failing) or _step_hint(outcomes[first], expected[first].value, exercise, first)
+    hints = [h for h in (_term_hint(cases, failing), _gate_hint(cases, failing)) if h]
+    hints = hints or [_step_hint(outcomes[first], expected[first].value, exercise, first)]
     checks = []
-    if any(c[0].startswith("only ") for c in cases) and len(failing) < len(cases):  # which term is wrong
+    if any(c[0].startswith(("only ", "gate")) for c in cases) and len(failing) < len(cases):  # which part is wrong
         marks = [f"{_case_label(i, c[0])} {'✗' if i in failing else '✓'}" for i, c in enumerate(cases)]
         checks = ["  checks: " + " · ".join(marks)]
-    return False, "\n".join([*lines, f"  hint: {hint}", *checks, *also])
+    return False, "\n".join([*lines, *[f"  hint: {h}" for h in hints], *checks, *also])
 
 
 @functools.cache
@@ -243,9 +244,33 @@ def _term_hint(cases, failing):
     )
 
 
+def _gate_hint(cases, failing):
+    """'the cases that leave only o working depart, ...: look first at o' when some gate cases fail and others
+    pass (helpers/solutions/terms.py's gate_cases); else None.
+
+    A case's label names the gates it leaves working ("gate f alone", "gates r and n", "gate n, r shut");
+    the gates suspected work in a failing case and in no passing one (else every gate of a failing case).
+    """
+    gates = [(i, _case_label(i, c[0])) for i, c in enumerate(cases) if c[0].startswith("gate")]
+    working = {label: label.split(",")[0].removesuffix(" alone").split(" ", 1)[1].split(" and ") for _, label in gates}
+    wrong = [label for i, label in gates if i in failing]
+    right = [label for i, label in gates if i not in failing]
+    if not wrong or not right:
+        return None
+    suspects = [g for label in wrong for g in working[label] if not any(g in working[r] for r in right)]
+    suspects = list(dict.fromkeys(suspects or [g for label in wrong for g in working[label]]))
+    one = len(suspects) == 1
+    return (
+        f"with the other gates held open or shut through their biases (the gate cases below), {len(wrong)} of "
+        f"{len(gates)} depart{'s' if len(wrong) == 1 else ''}: look first at {_listed(suspects)}: how {'it is' if one else 'they are'} computed (the rows of the weights, "
+        f"the activation) and where {'it enters' if one else 'they enter'} the new state."
+    )
+
+
 def _case_label(number, description):
-    """A case in two or three words, for the line of checks: 'notebook's case', 'case 2', 'only W_hh acting'."""
-    if description.startswith("only "):
+    """A case in two or three words, for the line of checks: 'notebook's case', 'case 2', 'only W_hh acting',
+    'gate f alone'."""
+    if description.startswith(("only ", "gate")):
         return description.split(":")[0]
     return "notebook's case" if number == 0 else f"case {number + 1}"
 

@@ -8,7 +8,7 @@ from torch import nn
 
 from helpers.bugs import BUGS
 from helpers.exercise_types import CodeExercise, CodeMistake, Exercise, Mistake
-from helpers.solutions.terms import term_cases
+from helpers.solutions.terms import gate_cases, term_cases
 
 
 def _count(module):
@@ -121,19 +121,38 @@ def _gru_step_cases():
     weights = tuple(p.detach() for p in (gru.weight_ih_l0, gru.weight_hh_l0, gru.bias_ih_l0, gru.bias_hh_l0))
     h_1 = gru_step(torch.tensor([[1.0]]), torch.zeros(1, 1), *weights)  # step 1: x_1 = 1 from h_0 = 0
     generator = torch.Generator().manual_seed(11)
-    return [
-        (
-            "the notebook's step 2: x_t = [[2]], h_prev = h_1 = [[0.6321]], its weights",
-            (torch.tensor([[2.0]]), h_1, *weights),
-        ),
-        ("a batch of 2, input_size = 2, hidden_size = 3, random numbers", _random_gru_step(generator, 2, 2, 3)),
-        ("a batch of 3, input_size = 4, hidden_size = 2, random numbers", _random_gru_step(generator, 3, 4, 2)),
-        ("a batch of 1, input_size = hidden_size = 3, random numbers", _random_gru_step(generator, 1, 3, 3)),
-    ] + term_cases(
-        _random_gru_step(generator, 3, 2, 4),
-        ("x_t", "h_prev", "W_ih", "W_hh", "b_ih", "b_hh"),
-        ("W_ih", "W_hh", "b_ih", "b_hh"),
-        "a batch of 3, input_size = 2, hidden_size = 4, random numbers",
+    return (
+        [
+            (
+                "the notebook's step 2: x_t = [[2]], h_prev = h_1 = [[0.6321]], its weights",
+                (torch.tensor([[2.0]]), h_1, *weights),
+            ),
+            ("a batch of 2, input_size = 2, hidden_size = 3, random numbers", _random_gru_step(generator, 2, 2, 3)),
+            ("a batch of 3, input_size = 4, hidden_size = 2, random numbers", _random_gru_step(generator, 3, 4, 2)),
+            ("a batch of 1, input_size = hidden_size = 3, random numbers", _random_gru_step(generator, 1, 3, 3)),
+        ]
+        + term_cases(
+            _random_gru_step(generator, 3, 2, 4),
+            ("x_t", "h_prev", "W_ih", "W_hh", "b_ih", "b_hh"),
+            ("W_ih", "W_hh", "b_ih", "b_hh"),
+            "a batch of 3, input_size = 2, hidden_size = 4, random numbers",
+        )
+        + gate_cases(
+            _random_gru_step(generator, 3, 2, 4),
+            ("x_t", "h_prev", "W_ih", "W_hh", "b_ih", "b_hh"),
+            "rzn",
+            [
+                ("gate z alone", {"r": "open", "n": "zero"}, "n = 0 and h_t = z * h_prev"),
+                (
+                    "gate n alone",
+                    {"r": "open", "z": "shut"},
+                    "h_t = n = tanh(x_t W_in^T + b_in + h_prev W_hn^T + b_hn)",
+                ),
+                ("gate n, r shut", {"r": "shut", "z": "shut"}, "h_t = n = tanh(x_t W_in^T + b_in)"),
+                ("gates r and n", {"z": "shut"}, "h_t = n = tanh(x_t W_in^T + b_in + r * (h_prev W_hn^T + b_hn))"),
+            ],
+            "a batch of 3, input_size = 2, hidden_size = 4, random numbers",
+        )
     )
 
 

@@ -8,7 +8,7 @@ from torch import nn
 from helpers.bugs import BUGS
 from helpers.exercise_types import CodeExercise, CodeMistake, Exercise, Mistake
 from helpers.solutions import shapes
-from helpers.solutions.terms import term_cases
+from helpers.solutions.terms import gate_cases, term_cases
 
 
 def _forget_rows():
@@ -107,19 +107,34 @@ def _lstm_step_cases():
     weights = tuple(p.detach() for p in (lstm.weight_ih_l0, lstm.weight_hh_l0, lstm.bias_ih_l0, lstm.bias_hh_l0))
     h_1, c_1 = lstm_step(x_1, torch.zeros(1, 1), torch.zeros(1, 1), *weights)  # step 1 from h_0 = c_0 = 0
     generator = torch.Generator().manual_seed(10)
-    return [
-        (
-            "the notebook's step 2: x_t = [[1]], h_prev = h_1 = [[0.3781]], c_prev = c_1 = [[0.7048]], its weights",
-            (x_2, h_1, c_1, *weights),
-        ),
-        ("a batch of 2, input_size = 3, hidden_size = 2, random numbers", _random_lstm_step(generator, 2, 3, 2)),
-        ("a batch of 3, input_size = 2, hidden_size = 4, random numbers", _random_lstm_step(generator, 3, 2, 4)),
-        ("a batch of 1, input_size = hidden_size = 3, random numbers", _random_lstm_step(generator, 1, 3, 3)),
-    ] + term_cases(
-        _random_lstm_step(generator, 3, 2, 4),
-        ("x_t", "h_prev", "c_prev", "W_ih", "W_hh", "b_ih", "b_hh"),
-        ("W_ih", "W_hh", "b_ih", "b_hh", "c_prev"),
-        "a batch of 3, input_size = 2, hidden_size = 4, random numbers",
+    return (
+        [
+            (
+                "the notebook's step 2: x_t = [[1]], h_prev = h_1 = [[0.3781]], c_prev = c_1 = [[0.7048]], its weights",
+                (x_2, h_1, c_1, *weights),
+            ),
+            ("a batch of 2, input_size = 3, hidden_size = 2, random numbers", _random_lstm_step(generator, 2, 3, 2)),
+            ("a batch of 3, input_size = 2, hidden_size = 4, random numbers", _random_lstm_step(generator, 3, 2, 4)),
+            ("a batch of 1, input_size = hidden_size = 3, random numbers", _random_lstm_step(generator, 1, 3, 3)),
+        ]
+        + term_cases(
+            _random_lstm_step(generator, 3, 2, 4),
+            ("x_t", "h_prev", "c_prev", "W_ih", "W_hh", "b_ih", "b_hh"),
+            ("W_ih", "W_hh", "b_ih", "b_hh", "c_prev"),
+            "a batch of 3, input_size = 2, hidden_size = 4, random numbers",
+        )
+        + gate_cases(
+            _random_lstm_step(generator, 3, 2, 4),
+            ("x_t", "h_prev", "c_prev", "W_ih", "W_hh", "b_ih", "b_hh"),
+            "ifgo",
+            [
+                ("gate f alone", {"i": "shut", "g": "zero", "o": "open"}, "c_t = f * c_prev and h_t = tanh(c_t)"),
+                ("gate i alone", {"f": "shut", "g": "open", "o": "open"}, "c_t = i and h_t = tanh(c_t)"),
+                ("gate g alone", {"f": "shut", "i": "open", "o": "open"}, "c_t = g and h_t = tanh(c_t)"),
+                ("gate o alone", {"f": "shut", "i": "open", "g": "open"}, "c_t = 1 and h_t = o * tanh(1)"),
+            ],
+            "a batch of 3, input_size = 2, hidden_size = 4, random numbers",
+        )
     )
 
 
