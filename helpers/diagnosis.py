@@ -3,8 +3,9 @@
 `diagnose(fn, module, input, hx)` runs `fn(module, input, hx)`, a student's re-implementation
 of `module(input, hx)`: once on the given input as the student's own cell would (autograd on),
 comparing values, dtype and gradients with torch's; then on probes it designs: copies of the
-layer with all but one term zeroed, a nonzero initial state, a single step, another input, each
-layer alone, and larger seeded random layers (hidden_size >= 3 and unlike input_size, a batch of
+layer with all but one term zeroed, or (LSTM, GRU) all but one gate held open or shut
+(helpers.gates), a nonzero initial state, a single step, another input, each layer alone, and
+larger seeded random layers (hidden_size >= 3 and unlike input_size, a batch of
 3 or more, 4 steps or more, 3 layers where layers matter). It prints ✓, or the first place the
 result departs (output, h_n or c_n; layer, direction, time step, batch item and unit) and the
 catalogued bug (helpers.bugs) whose result equals the student's on every probe, with its fix;
@@ -24,7 +25,7 @@ import torch
 from torch import Tensor, nn
 from torch.nn.utils.rnn import PackedSequence, pack_padded_sequence, pad_packed_sequence
 
-from helpers import bugs
+from helpers import bugs, gates
 from helpers._validate import check_input, check_module, check_packed, check_states
 from helpers.checks import Verdict
 from helpers.sandbox import Outcome, Sandbox, TooSlow, changes, copied, raised, too_slow
@@ -367,6 +368,19 @@ def _probes(module, input, hx):
         probes.append(
             Probe("only b_hh acting: both weights and b_ih zeroed", zeroed("weight_ih", "weight_hh", "bias_ih"), input)
         )
+    if module.bias and module.mode in gates.ORDER:  # one gate at a time
+        for label, fixed, _ in gates.SETTINGS[module.mode]:
+            layer = copy.deepcopy(module)
+            for suffix in {param_name.removeprefix("weight_ih") for param_name, _ in layer.named_parameters()}:
+                if suffix.startswith("_l"):  # _l0, _l1_reverse, ...
+                    weights = [
+                        getattr(layer, f"{kind}{suffix}") for kind in ("weight_ih", "weight_hh", "bias_ih", "bias_hh")
+                    ]
+                    gates.hold(*weights, gates.ORDER[module.mode], fixed)
+            where = "every layer and direction" if module.num_layers > 1 or module.bidirectional else "the layer"
+            probes.append(
+                Probe(f"{label}: {gates.held(fixed)} in {where}, on a nonzero h_0", layer, input, random_state())
+            )
     if not packed:
         time_dim = 1 if batched and module.batch_first else 0
         probes.append(Probe("a single time step (the first of your input)", module, input.narrow(time_dim, 0, 1), hx))
@@ -925,6 +939,8 @@ def _sizes(probe):
 def _label(probe):
     """A probe's description in two or three words, for the line of checks."""
     text = probe.description
+    if text.startswith("gate"):
+        return text.split(":")[0]
     if text.startswith("only "):
         return text.removeprefix("only ").split(" acting")[0] + " alone"
     for start, label in (
@@ -957,6 +973,11 @@ def _generic_hint(departure, probe, outcome, probes, failing):
     layers_alone = [p for p in probes if p.layer is not None]
     if layers_alone and all(i not in failing for i, p in enumerate(probes) if p.layer is not None):
         return "each layer alone is right, the stack is not: check what each layer reads and which row of hx it starts from."
+    labels = [(i, _label(p)) for i, p in enumerate(probes) if p.description.startswith("gate")]
+    wrong = [label for i, label in labels if i in failing]
+    by_gate = gates.hint(wrong, [label for i, label in labels if i not in failing], "the gate probes below")
+    if by_gate:
+        return by_gate
     if departure.part == "output" and departure.t is not None:
         if departure.first_step:
             return "the very first step already differs: check that step's equation term by term."

@@ -39,7 +39,7 @@ import textwrap
 
 import torch
 
-from helpers import answer_key, argument_slips, attempts, diagnosis
+from helpers import answer_key, argument_slips, attempts, diagnosis, gates
 from helpers.checks import report
 from helpers.exercise_types import CodeExercise, Exercise, SealedExercise
 from helpers.sandbox import Outcome, Sandbox, TooSlow, argument_names, changes, raised, too_slow
@@ -245,26 +245,10 @@ def _term_hint(cases, failing):
 
 
 def _gate_hint(cases, failing):
-    """'the cases that leave only o working depart, ...: look first at o' when some gate cases fail and others
-    pass (helpers/solutions/terms.py's gate_cases); else None.
-
-    A case's label names the gates it leaves working ("gate f alone", "gates r and n", "gate n, r shut");
-    the gates suspected work in a failing case and in no passing one (else every gate of a failing case).
-    """
-    gates = [(i, _case_label(i, c[0])) for i, c in enumerate(cases) if c[0].startswith("gate")]
-    working = {label: label.split(",")[0].removesuffix(" alone").split(" ", 1)[1].split(" and ") for _, label in gates}
-    wrong = [label for i, label in gates if i in failing]
-    right = [label for i, label in gates if i not in failing]
-    if not wrong or not right:
-        return None
-    suspects = [g for label in wrong for g in working[label] if not any(g in working[r] for r in right)]
-    suspects = list(dict.fromkeys(suspects or [g for label in wrong for g in working[label]]))
-    one = len(suspects) == 1
-    return (
-        f"with the other gates held open or shut through their biases (the gate cases below), {len(wrong)} of "
-        f"{len(gates)} depart{'s' if len(wrong) == 1 else ''}: look first at {_listed(suspects)}: how {'it is' if one else 'they are'} computed (the rows of the weights, "
-        f"the activation) and where {'it enters' if one else 'they enter'} the new state."
-    )
+    """Which gate to look at first (helpers.gates.hint) when some gate cases fail and others pass; else None."""
+    labels = [(i, _case_label(i, c[0])) for i, c in enumerate(cases) if c[0].startswith("gate")]
+    wrong = [label for i, label in labels if i in failing]
+    return gates.hint(wrong, [label for i, label in labels if i not in failing], "the gate cases below")
 
 
 def _case_label(number, description):

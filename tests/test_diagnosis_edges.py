@@ -53,8 +53,19 @@ SEEDED = "larger layer, random layer 1, random layer 2"
             inputs(),
             f"8 probes (nonzero h_0, W_ih alone, W_hh alone, one step, another input, {SEEDED})",
         ),
-        ("LSTM", {}, pack_padded_sequence(inputs(), [5, 3]), f"8 probes ({ALL_TERMS}, {SEEDED})"),
-        ("GRU", {}, inputs()[:, 0], f"10 probes ({ALL_TERMS}, one step, another input, {SEEDED})"),
+        (
+            "LSTM",
+            {},
+            pack_padded_sequence(inputs(), [5, 3]),
+            f"12 probes ({ALL_TERMS}, gate f alone, gate i alone, gate g alone, gate o alone, {SEEDED})",
+        ),
+        (
+            "GRU",
+            {},
+            inputs()[:, 0],
+            f"14 probes ({ALL_TERMS}, gate z alone, gate n alone, gate n with r shut, gates r and n, one step, "
+            f"another input, {SEEDED})",
+        ),
     ],
 )
 def test_a_right_layer_is_told_every_probe_it_passed(kind, options, input, probes, capsys):

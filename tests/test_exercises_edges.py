@@ -239,7 +239,7 @@ def test_the_line_of_checks_names_the_notebooks_case_and_numbers_the_others(caps
     assert not exercises.check_code("11.step", gru_step)
     assert (
         "\n  checks: notebook's case ✓ · case 2 ✗ · case 3 ✗ · case 4 ✗ · only W_ih acting ✓ · only W_hh acting ✓ · "
-        "only b_ih acting ✗ · only b_hh acting ✓ · gate z alone ✗ · gate n alone ✗ · gate n, r shut ✗ · "
+        "only b_ih acting ✗ · only b_hh acting ✓ · gate z alone ✗ · gate n alone ✗ · gate n with r shut ✗ · "
         "gates r and n ✗\n"
     ) in capsys.readouterr().out
 

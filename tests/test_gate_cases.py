@@ -5,7 +5,8 @@ import pytest
 import torch
 from torch import nn
 
-from helpers import exercises
+from helpers import diagnosis, exercises, gates
+from helpers.diagnosis import diagnose
 from helpers.solutions import BY_KEY
 
 
@@ -49,7 +50,7 @@ def test_the_gru_gate_cases_hold_the_gates_they_name_and_torch_computes_what_the
     assert [text.split(":")[0] for text, _ in cases] == [
         "gate z alone",
         "gate n alone",
-        "gate n, r shut",
+        "gate n with r shut",
         "gates r and n",
     ]
     for text, (x_t, h_prev, W_ih, W_hh, b_ih, b_hh) in cases:
@@ -67,7 +68,7 @@ def test_the_gru_gate_cases_hold_the_gates_they_name_and_torch_computes_what_the
         elif label == "gate n alone":
             assert torch.equal(r, torch.ones_like(r)) and torch.allclose(z, torch.zeros_like(z), atol=1e-12)
             said = torch.tanh(x_t @ W_in.T + b_in + h_prev @ W_hn.T + b_hn)
-        elif label == "gate n, r shut":
+        elif label == "gate n with r shut":
             assert torch.allclose(r, torch.zeros_like(r), atol=1e-12)
             said = torch.tanh(x_t @ W_in.T + b_in)
         else:
@@ -122,13 +123,13 @@ def gru_reset_on_the_input_side(x_t, h_prev, W_ih, W_hh, b_ih, b_hh):
         (
             "11.step",
             gru_keeps_a_squashed_h_prev,
-            "gate z alone ✗ · gate n alone ✓ · gate n, r shut ✓ · gates r and n ✓",
+            "gate z alone ✗ · gate n alone ✓ · gate n with r shut ✓ · gates r and n ✓",
             "z: how it is",
         ),
         (
             "11.step",
             gru_reset_on_the_input_side,
-            "gate z alone ✓ · gate n alone ✓ · gate n, r shut ✗ · gates r and n ✗",
+            "gate z alone ✓ · gate n alone ✓ · gate n with r shut ✗ · gates r and n ✗",
             "r: how it is",
         ),
     ],
@@ -141,3 +142,75 @@ def test_a_wrong_gate_is_pointed_at_by_the_cases_that_leave_it_working(key, fn, 
     out = capsys.readouterr().out
     assert marks + "\n" in out
     assert "(the gate cases below), " in out and f"look first at {suspects} computed" in out
+
+
+def lstm_layer_with_h_from_tanh_of_o_times_c(module, input, hx=None):
+    """A student's nn.LSTM (one layer, one direction) whose h_t is tanh(o * c_t)."""
+    steps, batch, _ = input.shape
+    h, c = (torch.zeros(batch, module.hidden_size),) * 2 if hx is None else (hx[0][0], hx[1][0])
+    outputs = []
+    for t in range(steps):
+        h, c = lstm_h_from_tanh_of_o_times_c(
+            input[t], h, c, module.weight_ih_l0, module.weight_hh_l0, module.bias_ih_l0, module.bias_hh_l0
+        )
+        outputs.append(h)
+    return torch.stack(outputs), (h[None], c[None])
+
+
+def gru_layer_with_the_reset_on_the_input_side(module, input, hx=None):
+    """A student's nn.GRU (one layer, one direction) whose reset gate multiplies x_t's part of n."""
+    steps, batch, _ = input.shape
+    h = torch.zeros(batch, module.hidden_size) if hx is None else hx[0]
+    outputs = []
+    for t in range(steps):
+        h = gru_reset_on_the_input_side(
+            input[t], h, module.weight_ih_l0, module.weight_hh_l0, module.bias_ih_l0, module.bias_hh_l0
+        )
+        outputs.append(h)
+    return torch.stack(outputs), h[None]
+
+
+@pytest.mark.parametrize(
+    "kind, fn, marks, suspects",
+    [
+        (
+            "LSTM",
+            lstm_layer_with_h_from_tanh_of_o_times_c,
+            "gate f alone ✓ · gate i alone ✓ · gate g alone ✓ · gate o alone ✗",
+            "o: how it is",
+        ),
+        (
+            "GRU",
+            gru_layer_with_the_reset_on_the_input_side,
+            "gate z alone ✓ · gate n alone ✓ · gate n with r shut ✗ · gates r and n ✗",
+            "r: how it is",
+        ),
+    ],
+    ids=["lstm output gate", "gru reset gate"],
+)
+def test_diagnose_points_at_the_gate_its_gate_probes_find_wrong(kind, fn, marks, suspects, capsys):
+    """diagnose runs the same settings on copies of the layer (every layer and direction), from a nonzero state."""
+    torch.manual_seed(0)
+    module = getattr(nn, kind)(3, 4)
+    assert not diagnose(fn, module, torch.randn(5, 2, 3))
+    out = capsys.readouterr().out
+    assert marks in out
+    assert f"(the gate probes below), {1 if kind == 'LSTM' else 2} of 4 " in out
+    assert f"look first at {suspects} computed" in out
+
+
+@pytest.mark.parametrize("kind", ["LSTM", "GRU"])
+def test_the_gate_probes_hold_the_gates_in_every_layer_and_direction(kind):
+    """Each gate probe's copy of a stacked bidirectional layer has the held rows set in all four weight sets."""
+    module = getattr(nn, kind)(3, 4, num_layers=2, bidirectional=True)
+    with torch.no_grad():  # as diagnose builds them
+        probes = [p for p in diagnosis._probes(module, torch.randn(5, 2, 3), None) if p.description.startswith("gate")]
+    assert len(probes) == 4 and all("in every layer and direction, on a nonzero h_0" in p.description for p in probes)
+    for probe, (_, fixed, _) in zip(probes, gates.SETTINGS[kind], strict=True):
+        for suffix in ("_l0", "_l0_reverse", "_l1", "_l1_reverse"):
+            for gate, setting in fixed.items():
+                rows = slice(gates.ORDER[kind].index(gate) * 4, (gates.ORDER[kind].index(gate) + 1) * 4)
+                bias = getattr(probe.module, f"bias_ih{suffix}")[rows]
+                assert torch.equal(bias, torch.full_like(bias, gates.VALUES[setting]))
+                for name in ("weight_ih", "weight_hh", "bias_hh"):
+                    assert not getattr(probe.module, f"{name}{suffix}")[rows].any()

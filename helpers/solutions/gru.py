@@ -140,17 +140,7 @@ def _gru_step_cases():
         + gate_cases(
             _random_gru_step(generator, 3, 2, 4),
             ("x_t", "h_prev", "W_ih", "W_hh", "b_ih", "b_hh"),
-            "rzn",
-            [
-                ("gate z alone", {"r": "open", "n": "zero"}, "n = 0 and h_t = z * h_prev"),
-                (
-                    "gate n alone",
-                    {"r": "open", "z": "shut"},
-                    "h_t = n = tanh(x_t W_in^T + b_in + h_prev W_hn^T + b_hn)",
-                ),
-                ("gate n, r shut", {"r": "shut", "z": "shut"}, "h_t = n = tanh(x_t W_in^T + b_in)"),
-                ("gates r and n", {"z": "shut"}, "h_t = n = tanh(x_t W_in^T + b_in + r * (h_prev W_hn^T + b_hn))"),
-            ],
+            "GRU",
             "a batch of 3, input_size = 2, hidden_size = 4, random numbers",
         )
     )

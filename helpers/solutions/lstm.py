@@ -126,13 +126,7 @@ def _lstm_step_cases():
         + gate_cases(
             _random_lstm_step(generator, 3, 2, 4),
             ("x_t", "h_prev", "c_prev", "W_ih", "W_hh", "b_ih", "b_hh"),
-            "ifgo",
-            [
-                ("gate f alone", {"i": "shut", "g": "zero", "o": "open"}, "c_t = f * c_prev and h_t = tanh(c_t)"),
-                ("gate i alone", {"f": "shut", "g": "open", "o": "open"}, "c_t = i and h_t = tanh(c_t)"),
-                ("gate g alone", {"f": "shut", "i": "open", "o": "open"}, "c_t = g and h_t = tanh(c_t)"),
-                ("gate o alone", {"f": "shut", "i": "open", "g": "open"}, "c_t = 1 and h_t = o * tanh(1)"),
-            ],
+            "LSTM",
             "a batch of 3, input_size = 2, hidden_size = 4, random numbers",
         )
     )

@@ -3,12 +3,12 @@
 The layer check (helpers.diagnose) runs a layer with all but one term zeroed, so that which
 probes pass says which term is wrong; the LSTM and GRU step exercises get the same cases here
 (`term_cases`), and cases that hold every gate but one open or shut through its biases
-(`gate_cases`), so that which of those pass says which gate is wrong.
+(`gate_cases`, with helpers.gates), so that which of those pass says which gate is wrong.
 """
 
 import torch
 
-SATURATED = 30.0  # a pre-activation this large makes sigmoid 1 (or 0 at -30) and tanh 1 in float32
+from helpers import gates
 
 
 def term_cases(args, names, terms, sizes):
@@ -25,25 +25,12 @@ def term_cases(args, names, terms, sizes):
     return cases
 
 
-def gate_cases(args, names, order, settings, sizes):
-    """[(description, arguments)]: `args` once per entry of `settings`, some gates fixed through their rows.
-
-    `order` is torch's order of the gate blocks in W_ih, W_hh, b_ih and b_hh ("ifgo", "rzn");
-    `settings` is [(label, {gate: "open" | "shut" | "zero"}, what follows)]: a fixed gate's rows of
-    W_ih and W_hh and its block of b_hh are zeroed and its block of b_ih set to +30 (open: sigmoid
-    and tanh give 1), -30 (shut: sigmoid gives 0) or 0 (its pre-activation is 0). The label starts
-    "gate " ("gate f alone"); what follows says what the right step then computes.
-    """
-    named = dict(zip(names, args, strict=True))
-    hidden_size = named["W_hh"].shape[1]
+def gate_cases(args, names, mode, sizes):
+    """[(description, arguments)]: `args` once per setting of helpers.gates.SETTINGS[mode] ("LSTM", "GRU"),
+    every gate but the ones it names held open or shut through their rows of W_ih, W_hh, b_ih and b_hh."""
     cases = []
-    for label, fixed, follows in settings:
-        changed = {name: arg.clone() for name, arg in named.items()}
-        for gate, setting in fixed.items():
-            rows = slice(order.index(gate) * hidden_size, (order.index(gate) + 1) * hidden_size)
-            for name in ("W_ih", "W_hh", "b_hh"):
-                changed[name][rows] = 0.0
-            changed["b_ih"][rows] = {"open": SATURATED, "shut": -SATURATED, "zero": 0.0}[setting]
-        held = ", ".join(f"{gate} {setting}" for gate, setting in fixed.items())
-        cases.append((f"{label}: {held}, so {follows} ({sizes})", tuple(changed[name] for name in names)))
+    for label, fixed, follows in gates.SETTINGS[mode]:
+        changed = {name: arg.clone() for name, arg in zip(names, args, strict=True)}
+        gates.hold(changed["W_ih"], changed["W_hh"], changed["b_ih"], changed["b_hh"], gates.ORDER[mode], fixed)
+        cases.append((f"{label}: {gates.held(fixed)}, so {follows} ({sizes})", tuple(changed[name] for name in names)))
     return cases

@@ -1,0 +1,76 @@
+"""One gate at a time: an LSTM's or a GRU's weights with every gate but one held open or shut.
+
+A gate's pre-activation is its rows of x_t W_ih^T + b_ih + h_{t-1} W_hh^T + b_hh. Zero its rows of
+W_ih and W_hh and its block of b_hh, and set its block of b_ih to +30, and the gate is open (sigmoid
+and tanh give 1 in float32); at -30 it is shut (sigmoid gives 0); at 0 its pre-activation is 0 (a
+tanh gives 0). With the others held, what the layer computes depends on one gate alone, so which of
+these settings a student's code gets wrong says which gate to look at first. The step exercises
+(helpers/solutions/terms.py) and helpers.diagnose both use them.
+"""
+
+import torch
+
+SATURATED = 30.0
+ORDER = {"LSTM": "ifgo", "GRU": "rzn"}  # torch's order of the gate blocks in W_ih, W_hh, b_ih and b_hh
+
+# (label, the gates held and how, what the right step then computes). A label names the gates left
+# working: "gate f alone", "gates r and n", "gate n with r shut".
+SETTINGS = {
+    "LSTM": [
+        ("gate f alone", {"i": "shut", "g": "zero", "o": "open"}, "c_t = f * c_prev and h_t = tanh(c_t)"),
+        ("gate i alone", {"f": "shut", "g": "open", "o": "open"}, "c_t = i and h_t = tanh(c_t)"),
+        ("gate g alone", {"f": "shut", "i": "open", "o": "open"}, "c_t = g and h_t = tanh(c_t)"),
+        ("gate o alone", {"f": "shut", "i": "open", "g": "open"}, "c_t = 1 and h_t = o * tanh(1)"),
+    ],
+    "GRU": [
+        ("gate z alone", {"r": "open", "n": "zero"}, "n = 0 and h_t = z * h_prev"),
+        ("gate n alone", {"r": "open", "z": "shut"}, "h_t = n = tanh(x_t W_in^T + b_in + h_prev W_hn^T + b_hn)"),
+        ("gate n with r shut", {"r": "shut", "z": "shut"}, "h_t = n = tanh(x_t W_in^T + b_in)"),
+        ("gates r and n", {"z": "shut"}, "h_t = n = tanh(x_t W_in^T + b_in + r * (h_prev W_hn^T + b_hn))"),
+    ],
+}
+VALUES = {"open": SATURATED, "shut": -SATURATED, "zero": 0.0}
+
+
+def held(fixed):
+    """'i shut, g zero, o open': how a setting holds its gates, in words."""
+    return ", ".join(f"{gate} {setting}" for gate, setting in fixed.items())
+
+
+@torch.no_grad()
+def hold(W_ih, W_hh, b_ih, b_hh, order, fixed):
+    """Hold the gates in `fixed` ({gate: "open" | "shut" | "zero"}) in place: their rows of W_ih and W_hh and
+    their block of b_hh zeroed, their block of b_ih set to +30, -30 or 0. `order` is the blocks' order."""
+    size = W_ih.shape[0] // len(order)
+    for gate, setting in fixed.items():
+        rows = slice(order.index(gate) * size, (order.index(gate) + 1) * size)
+        for tensor in (W_ih, W_hh, b_hh):
+            tensor[rows] = 0.0
+        b_ih[rows] = VALUES[setting]
+
+
+def suspects(wrong, right):
+    """The gates to look at first, from the labels of the settings that depart (`wrong`) and those that do not:
+    the gates working in a departing setting and in no right one; else every gate working in a departing one."""
+    working = {
+        label: label.split(" with ")[0].removesuffix(" alone").split(" ", 1)[1].split(" and ")
+        for label in wrong + right
+    }
+    found = [g for label in wrong for g in working[label] if not any(g in working[r] for r in right)]
+    return list(dict.fromkeys(found or [g for label in wrong for g in working[label]]))
+
+
+def hint(wrong, right, where):
+    """The hint for a gate-by-gate result, or None when every setting departs or none does. `where` names the
+    checks that list them ("the gate cases below")."""
+    if not wrong or not right:
+        return None
+    gates = suspects(wrong, right)
+    one = len(gates) == 1
+    listed = gates[0] if one else f"{', '.join(gates[:-1])} and {gates[-1]}"
+    return (
+        f"with the other gates held open or shut through their biases ({where}), {len(wrong)} of "
+        f"{len(wrong) + len(right)} depart{'s' if len(wrong) == 1 else ''}: look first at {listed}: how "
+        f"{'it is' if one else 'they are'} computed (the rows of the weights, the activation) and where "
+        f"{'it enters' if one else 'they enter'} the new state."
+    )
