@@ -96,7 +96,7 @@ execute: setup ## Re-run notebooks in place to refresh outputs, without this mac
 
 test-browser: setup slides html handouts ## Headless Chromium: widget notebooks in JupyterLab and Voila (build/browser), every slide deck offline (build/slides-screenshots), the handout PDFs, accessibility (axe-core, keyboard: build/accessibility)
 	@test -x /usr/bin/chromium || { apt-get update && apt-get install -y chromium; }
-	$(BIN)/python -m pytest -v -p no:cacheprovider -n 2 tests/browser
+	$(BIN)/python -m pytest -v -p no:cacheprovider -n 2 --dist loadgroup tests/browser
 
 slides: setup $(SLIDES_NPM)/.installed ## One offline reveal.js deck per notebook, and an index: build/slides/index.html
 	$(BIN)/python slides/build.py --npm $(SLIDES_NPM)/node_modules --out build/slides $(NOTEBOOKS)

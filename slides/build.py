@@ -136,7 +136,7 @@ def export_html(notebooks, out, html_dir, newest_input):
         exporter = exporter or html_exporter(vendor)
         body, _ = exporter.from_filename(str(notebook))
         body = relink(LESSON_LINK, read_only_widgets(body), "{}.html")
-        page.write_text(relink(DOC_LINK, body, f"{Path(os.path.relpath(out / 'docs', html_dir)).as_posix()}/{{}}.html"))
+        write(page, relink(DOC_LINK, body, f"{Path(os.path.relpath(out / 'docs', html_dir)).as_posix()}/{{}}.html"))
         print(f"{page}: exported")
 
 
@@ -242,6 +242,14 @@ def with_licence(deck):
     return deck[:end] + f'<p class="licence">{LICENCE}</p>\n' + deck[end:]
 
 
+def write(path, text):
+    """Write `text` to `path` in one step (a temporary file renamed over it): whoever reads the page while
+    the build runs (the unit tests, beside the browser half of CI) sees the old page or the new one."""
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    temporary.write_text(text)
+    os.replace(temporary, path)
+
+
 def write_index(out, decks, handouts=(), course_map=""):
     """OUT/index.html: a link to each deck, with its title, slide count, presenting time and PDFs, the handouts, the course map."""
     pdfs = {deck: printed(out, deck) for deck, *_ in decks}
@@ -263,7 +271,9 @@ def write_index(out, decks, handouts=(), course_map=""):
             "A PDF of each deck (a page per slide, and one with the speaker notes) and each notebook as an A4"
             " article: run <code>make handouts</code>."
         )
-    (out / "index.html").write_text(f"""<!DOCTYPE html>
+    write(
+        out / "index.html",
+        f"""<!DOCTYPE html>
 <html lang="en">
 <head>
   <meta charset="utf-8">
@@ -302,7 +312,8 @@ def write_index(out, decks, handouts=(), course_map=""):
   <p class="licence">{LICENCE}</p>
 </body>
 </html>
-""")
+""",
+    )
 
 
 def lesson_links(page):
@@ -319,7 +330,9 @@ def write_docs(out, docs=DOCS):
         markdown = source.read_text()
         body = relink(DOC_LINK, relink(LESSON_LINK, render(markdown), "../{}.slides.html"), "{}.html")
         name = heading(markdown, source.stem)
-        (out / "docs" / f"{source.stem}.html").write_text(f"""<!DOCTYPE html>
+        write(
+            out / "docs" / f"{source.stem}.html",
+            f"""<!DOCTYPE html>
 <html lang="en">
 <head>
   <meta charset="utf-8">
@@ -339,7 +352,8 @@ def write_docs(out, docs=DOCS):
 <p class="licence">{LICENCE}</p>
 </body>
 </html>
-""")
+""",
+        )
         pages.append((f"docs/{source.stem}.html", name))
     return pages
 
@@ -356,7 +370,9 @@ def main():
     out.mkdir(parents=True, exist_ok=True)
     if copy_vendor(args.npm, out / "vendor"):
         print(f"copied the reveal.js, require.js, jQuery, MathJax and widget-renderer files into {out / 'vendor'}")
-    shutil.copy2(THEME, out / "vendor" / "reveal.js" / "dist" / "theme" / "rnns.css")
+    theme = out / "vendor" / "reveal.js" / "dist" / "theme" / "rnns.css"
+    shutil.copy2(THEME, theme.with_name(".rnns.css.tmp"))
+    os.replace(theme.with_name(".rnns.css.tmp"), theme)
 
     inputs = [Path(__file__), *TEMPLATES.rglob("*")]
     newest_input = max(path.stat().st_mtime for path in inputs)
@@ -373,7 +389,7 @@ def main():
         slides = slides or exporter()
         body, _ = slides.from_filename(str(notebook))
         body = relink(LESSON_LINK, read_only_widgets(body), "{}.slides.html")
-        deck.write_text(with_licence(relink(DOC_LINK, body, "docs/{}.html")))
+        write(deck, with_licence(relink(DOC_LINK, body, "docs/{}.html")))
         print(f"{deck}: {count} slides ({time.monotonic() - start:.1f} s)")
     wanted = {name for name, *_ in decks}
     for old in out.glob("*.slides.html"):

@@ -105,3 +105,14 @@ def test_backups_are_not_lessons(repo):
     assert listed.split() == [NB]
     ruff = Path(sys.executable).with_name("ruff")
     assert run(repo, ruff, "check", "--no-cache", "notebooks").returncode == 0  # the backup's unused import is not seen
+
+
+def test_ci_runs_every_step_of_make_test_and_make_test_browser():
+    """.ci/run splits make test in two (setup, lint and slides first; the rest beside make test-browser): together
+    the two halves name every prerequisite of make test, and make test-browser itself."""
+    makefile = (ROOT / "Makefile").read_text()
+    steps = next(line for line in makefile.splitlines() if line.startswith("test:")).split("##")[0].split()[1:]
+    commands = [line.split() for line in (ROOT / ".ci" / "run").read_text().splitlines() if line.startswith("make ")]
+    named = {word for command in commands for word in command[1:] if not word.startswith((">", "&", "2>"))}
+    assert steps and set(steps) <= named, f"make test's {sorted(set(steps) - named)} are not in .ci/run"
+    assert ["make", "test-browser"] in [command[:2] for command in commands]

@@ -81,3 +81,14 @@ def in_chromium():
     finally:
         thread.shutdown()
         shutil.rmtree(folder, ignore_errors=True)
+
+
+def pytest_collection_modifyitems(items):
+    """Every test about one lesson (its deck, handouts, HTML export, notebook) in one xdist group, so that
+    `-n 2 --dist loadgroup` sends them to one worker: a deck is then scanned once for both the axe test and
+    the alt-text test (the module-scoped `scans` caches per worker), and the lessons share the two workers."""
+    for item in items:
+        params = getattr(item, "callspec", None)
+        value = params and (params.params.get("notebook") or params.params.get("path"))
+        if value:
+            item.add_marker(pytest.mark.xdist_group(Path(value).name.split(".")[0]))
