@@ -40,6 +40,10 @@ build/diagnosis-quality/holdout-report.txt (and holdout-results.json); `--set ho
 `--set fresh` runs benchmarks/wrong_versions_fresh.py: a third set, written after the checks had been
 tuned on both others and without reading either, so its score measures the checks on bugs nobody
 tuned them on. It writes build/diagnosis-quality/fresh-report.txt (and fresh-results.json).
+
+`--set blind` runs benchmarks/wrong_versions_blind.py: a fourth set, written after the checks gained
+their gate cases, shape and wiring slips (when the other three had all been looked at), blind to the
+checker and its catalogue, and run once. It writes build/diagnosis-quality/blind-report.txt.
 """
 
 import contextlib
@@ -73,6 +77,11 @@ SETS = {
         "wrong_versions_fresh",
         REPORT.with_name("fresh-report.txt"),
         REPORT.with_name("fresh-results.json"),
+    ),
+    "blind": (
+        "wrong_versions_blind",
+        REPORT.with_name("blind-report.txt"),
+        REPORT.with_name("blind-results.json"),
     ),
 }
 WRONG_CLASSES = ["named", "vague", "misleading", "missed", "crash", "hang"]

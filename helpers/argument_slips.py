@@ -3,7 +3,8 @@
 A student's step that equals the reference computed with one argument misused, on every case, has
 that slip: an argument used where another belongs, two exchanged, one transposed, its sign flipped,
 counted twice or left out. helpers.exercises tries these after the exercise's own listed mistakes
-(which come first, so a listed wording wins), and a course release seals them like those.
+(which come first, so a listed wording wins), and a course release seals them like those. A slip
+that gives all zeros on every case is left out: any function returning zeros would match it.
 """
 
 import inspect
@@ -26,7 +27,7 @@ def argument_mistakes(exercise):
     for a, b in permutations(range(len(names)), 2):
         found.append(
             CodeMistake(
-                f"`{names[b]}` used where `{names[a]}` belongs (so `{names[b]}` counts twice and `{names[a]}` not at all)",
+                f"`{names[b]}` used where `{names[a]}` belongs: `{names[b]}` is used twice and `{names[a]}` is never used",
                 f"use `{names[a]}` there: each argument goes where the equation puts it",
                 _replaced(reference, a, lambda args, b=b: args[b]),
             )
@@ -62,7 +63,22 @@ def argument_mistakes(exercise):
                 _replaced(reference, a, lambda args, a=a: torch.zeros_like(args[a])),
             ),
         ]
-    return tuple(found)
+    cases = exercise.cases() if exercise.cases is not None else []
+    return tuple(mistake for mistake in found if _tells_something(mistake, cases))
+
+
+def _tells_something(mistake, cases):
+    """False when the slip gives all zeros on every case (any function returning zeros would match it) or cannot
+    happen on any; a zero result on some cases is fine: the others tell it apart."""
+    for _, args in cases:
+        try:
+            result = mistake.function(*(a.clone() if isinstance(a, torch.Tensor) else a for a in args))
+        except Exception:  # NotApplicableError, or an error the slip itself causes on this case
+            continue
+        parts = result if isinstance(result, tuple) else (result,)
+        if not all(isinstance(p, torch.Tensor) and not p.any() for p in parts):
+            return True
+    return False
 
 
 def _replaced(reference, position, value, also=None):
@@ -77,11 +93,7 @@ def _replaced(reference, position, value, also=None):
             if not isinstance(replacement, torch.Tensor) or replacement.shape != args[where].shape:
                 raise NotApplicableError
             new[where] = replacement
-        result = reference(*new)
-        parts = result if isinstance(result, tuple) else (result,)
-        if all(isinstance(p, torch.Tensor) and not p.any() for p in parts):
-            raise NotApplicableError  # all zeros: any function returning zeros would match it
-        return result
+        return reference(*new)
 
     return function
 

@@ -25,10 +25,11 @@ import torch
 from torch import Tensor, nn
 from torch.nn.utils.rnn import PackedSequence, pack_padded_sequence, pad_packed_sequence
 
-from helpers import bugs, gates
+from helpers import bugs, gates, wiring_slips
 from helpers._validate import check_input, check_module, check_packed, check_states
 from helpers.checks import Verdict
 from helpers.sandbox import Outcome, Sandbox, TooSlow, changes, copied, raised, too_slow
+from helpers.shape_slips import shape_slip
 
 ATOL, RTOL = 1e-5, 1e-4  # a student's float32 arithmetic may round differently from torch's
 GRAD_ATOL, GRAD_RTOL = 1e-4, 1e-3  # gradients sum over every step: more room for rounding
@@ -128,6 +129,10 @@ def _diagnose(fn, module, input, hx, name):
             status = "wrong" if gradients else "side effect"
             return Diagnosis(False, "\n".join(lines), status, probe="your input", changed=changed)
         bug, matched, others = _likely_bug(outcomes, probes, failing[0])
+        if matched < len(probes) and (module.num_layers > 1 or module.bidirectional):
+            rewired = _wiring_slips(outcomes, probes, failing)
+            if rewired:
+                bug, matched, others = rewired[0], len(probes), rewired[1:]
         at = failing[0]
         moved = _rearranged(outcomes[at], expected[at], probes[at]) or _imprecise(
             outcomes[at], expected[at], probes[at]
@@ -723,10 +728,19 @@ def _layout(part, module, input):
 
 def _shape_problem(part, mine, theirs, module, input):
     text = f"{part} has shape {tuple(mine.shape)}; torch's is {_layout(part, module, input)}"
+    slip = shape_slip(mine.shape, theirs.shape)
     if sorted(mine.shape) == sorted(theirs.shape):
         text += ": the same sizes in another order (which dimension is time, which the batch?)"
+    elif slip:
+        text += f": {slip}"
     elif mine.dim() != theirs.dim():
         text += f": {theirs.dim()} dimensions, not {mine.dim()}"
+    wider = mine.shape[:-1] == theirs.shape[:-1] and mine.shape[-1] > theirs.shape[-1]
+    if part == "output" and wider and mine.shape[-1] % theirs.shape[-1] == 0:
+        text += (
+            "; torch's output holds the top layer's states only, one row per step (with both directions side by "
+            "side when bidirectional)"
+        )
     return text
 
 
@@ -767,6 +781,30 @@ def _likely_bug(outcomes, probes, headline):
         elif count > best_count:
             best, best_count = bug, count
     return best, best_count, ties
+
+
+def _wiring_slips(outcomes, probes, failing):
+    """The rewirings of the layer (helpers.wiring_slips) that torch, so rewired, computes as the student's function
+    does on every probe where they can happen; the student's function must be right on the others."""
+    largest = max((p.module for p in probes), key=lambda m: m.num_layers)
+    order = [failing[0]] + [i for i in range(len(probes)) if i != failing[0]]
+    found = []
+    for slip in wiring_slips.slips(largest):
+        fits = applied = 0
+        for i in order:
+            try:
+                module, hx = slip.rewire(probes[i].module, probes[i].hx)
+            except wiring_slips.NotApplicableError:
+                fits = i not in failing
+            else:
+                with torch.no_grad():
+                    fits = same_outcome(outcomes[i], Outcome(value=module(probes[i].input, hx)))
+                applied += 1
+            if not fits:
+                break
+        if fits and applied:
+            found.append(slip)
+    return found
 
 
 def _engine_outcome(probe, bug):

@@ -43,6 +43,7 @@ from helpers import answer_key, argument_slips, attempts, diagnosis, gates
 from helpers.checks import report
 from helpers.exercise_types import CodeExercise, Exercise, SealedExercise
 from helpers.sandbox import Outcome, Sandbox, TooSlow, argument_names, changes, raised, too_slow
+from helpers.shape_slips import shape_slip
 from helpers.solutions import BY_KEY
 
 LONGEST_LIST = 10_000  # a longer integer tensor stays a tensor: no list answer is that long
@@ -322,6 +323,13 @@ def _step_hint(outcome, want, exercise, case):
     if len(gots) != len(wants) or not all(
         isinstance(g, torch.Tensor) and tuple(g.shape) == s for g, s in zip(gots, shapes)
     ):
+        slips = [
+            shape_slip(g.shape, s)
+            for g, s in zip(gots, shapes)
+            if isinstance(g, torch.Tensor) and len(gots) == len(wants)
+        ]
+        if any(slips):
+            return f"{next(slip for slip in slips if slip)}."
         form = "as tensors of the shapes expected" if is_tuple else "as one tensor of the shape expected"
         return f"return {exercise.returns} {form}."
     if all(_first_departure(-g, want, n, w) is None for n, (g, w) in enumerate(zip(gots, wants))):

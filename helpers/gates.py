@@ -30,6 +30,25 @@ SETTINGS = {
     ],
 }
 VALUES = {"open": SATURATED, "shut": -SATURATED, "zero": 0.0}
+NAMES = {
+    "i": "the input gate i",
+    "f": "the forget gate f",
+    "g": "the candidate g",
+    "o": "the output gate o",
+    "r": "the reset gate r",
+    "z": "the update gate z",
+    "n": "the candidate n",
+}
+# Where each gate enters the new state, as torch computes it.
+USES = {
+    "i": "c_t = f * c_prev + i * g",
+    "f": "c_t = f * c_prev + i * g",
+    "g": "c_t = f * c_prev + i * g",
+    "o": "h_t = o * tanh(c_t)",
+    "r": "n = tanh(x_t W_in^T + b_in + r * (h_prev W_hn^T + b_hn))",
+    "z": "h_t = (1 - z) * n + z * h_prev",
+    "n": "h_t = (1 - z) * n + z * h_prev",
+}
 
 
 def held(fixed):
@@ -67,10 +86,14 @@ def hint(wrong, right, where):
         return None
     gates = suspects(wrong, right)
     one = len(gates) == 1
-    listed = gates[0] if one else f"{', '.join(gates[:-1])} and {gates[-1]}"
+    uses = list(dict.fromkeys(USES[g] for g in gates))
     return (
         f"with the other gates held open or shut through their biases ({where}), {len(wrong)} of "
-        f"{len(wrong) + len(right)} depart{'s' if len(wrong) == 1 else ''}: look first at {listed}: how "
-        f"{'it is' if one else 'they are'} computed (the rows of the weights, the activation) and where "
-        f"{'it enters' if one else 'they enter'} the new state."
+        f"{len(wrong) + len(right)} depart{'s' if len(wrong) == 1 else ''}: look first at {_listed([NAMES[g] for g in gates])}: "
+        f"how {'it is' if one else 'they are'} computed ({'its' if one else 'their'} rows of the weights, {'its' if one else 'their'} activation) and where "
+        f"{'it enters' if one else 'they enter'} the new state: {'; '.join(uses)}."
     )
+
+
+def _listed(words):
+    return words[0] if len(words) == 1 else f"{', '.join(words[:-1])} and {words[-1]}"

@@ -163,6 +163,14 @@ def test_a_step_returning_a_part_of_the_wrong_shape_is_told_the_shape_expected(c
     assert not exercises.check_code("10.step", lambda *args: tuple(part.unsqueeze(0) for part in reference(*args)))
     text = capsys.readouterr().out
     assert "\n  h_t has shape (1, 1, 1); it should be (1, 1)\n" in text
+    assert "  hint: an extra dimension of size 1 ((1, 1, 1) where (1, 1) is expected): an .unsqueeze()" in text
+
+
+def test_a_part_whose_shape_no_slip_explains_is_told_to_return_the_shapes_expected(capsys):
+    """(1, 1, 2, 2) for (1, 1): no dimension dropped, added, reordered, broadcast or multiplied explains it."""
+    assert not exercises.check_code("10.step", lambda *args: (torch.zeros(1, 1, 2, 2), torch.zeros(1, 1, 2, 2)))
+    text = capsys.readouterr().out
+    assert "\n  h_t has shape (1, 1, 2, 2); it should be (1, 1)\n" in text
     assert "  hint: return (h_t, c_t) as tensors of the shapes expected." in text
 
 

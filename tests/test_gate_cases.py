@@ -112,25 +112,25 @@ def gru_reset_on_the_input_side(x_t, h_prev, W_ih, W_hh, b_ih, b_hh):
             "10.step",
             lstm_h_from_tanh_of_o_times_c,
             "gate f alone ✓ · gate i alone ✓ · gate g alone ✓ · gate o alone ✗",
-            "o: how it is",
+            "the output gate o: how it is",
         ),
         (
             "10.step",
             lstm_coupled_forget_gate,
             "gate f alone ✗ · gate i alone ✗ · gate g alone ✓ · gate o alone ✓",
-            "f and i: how they are",
+            "the forget gate f and the input gate i: how they are",
         ),
         (
             "11.step",
             gru_keeps_a_squashed_h_prev,
             "gate z alone ✗ · gate n alone ✓ · gate n with r shut ✓ · gates r and n ✓",
-            "z: how it is",
+            "the update gate z: how it is",
         ),
         (
             "11.step",
             gru_reset_on_the_input_side,
             "gate z alone ✓ · gate n alone ✓ · gate n with r shut ✗ · gates r and n ✗",
-            "r: how it is",
+            "the reset gate r: how it is",
         ),
     ],
     ids=["lstm output gate", "lstm coupled gates", "gru update gate", "gru reset gate"],
@@ -142,6 +142,8 @@ def test_a_wrong_gate_is_pointed_at_by_the_cases_that_leave_it_working(key, fn, 
     out = capsys.readouterr().out
     assert marks + "\n" in out
     assert "(the gate cases below), " in out and f"look first at {suspects} computed" in out
+    named = [gate for gate, name in gates.NAMES.items() if name in suspects]
+    assert f"the new state: {'; '.join(dict.fromkeys(gates.USES[g] for g in named))}.\n" in out
 
 
 def lstm_layer_with_h_from_tanh_of_o_times_c(module, input, hx=None):
@@ -177,13 +179,13 @@ def gru_layer_with_the_reset_on_the_input_side(module, input, hx=None):
             "LSTM",
             lstm_layer_with_h_from_tanh_of_o_times_c,
             "gate f alone ✓ · gate i alone ✓ · gate g alone ✓ · gate o alone ✗",
-            "o: how it is",
+            "the output gate o: how it is",
         ),
         (
             "GRU",
             gru_layer_with_the_reset_on_the_input_side,
             "gate z alone ✓ · gate n alone ✓ · gate n with r shut ✗ · gates r and n ✗",
-            "r: how it is",
+            "the reset gate r: how it is",
         ),
     ],
     ids=["lstm output gate", "gru reset gate"],

@@ -5,6 +5,7 @@ from torch import nn
 
 from helpers.bugs import BUGS
 from helpers.exercise_types import CodeExercise, CodeMistake, Exercise, Mistake
+from helpers.solutions.terms import term_cases
 
 
 def _layer(input_size, hidden_size):
@@ -51,7 +52,8 @@ def _random_step(generator, batch, input_size, hidden_size):
 
 
 def _step_cases():
-    """The notebook's step 2, then other sizes: a batch, input_size = hidden_size (square W_ih), more units."""
+    """The notebook's step 2, then other sizes: a batch, input_size = hidden_size (square W_ih), more units; then
+    each term alone."""
     rnn = _hand_rnn()
     W_ih, W_hh = rnn.weight_ih_l0.detach(), rnn.weight_hh_l0.detach()  # (2, 3), (2, 2)
     b_ih, b_hh = rnn.bias_ih_l0.detach(), rnn.bias_hh_l0.detach()  # (2,), (2,)
@@ -68,7 +70,12 @@ def _step_cases():
             _random_step(generator, 2, 3, 3),
         ),
         ("a batch of 3, input_size = 2, hidden_size = 5, random numbers", _random_step(generator, 3, 2, 5)),
-    ]
+    ] + term_cases(
+        _random_step(generator, 3, 2, 4),
+        ("x_t", "h_prev", "W_ih", "W_hh", "b_ih", "b_hh"),
+        ("W_ih", "W_hh", "b_ih", "b_hh"),
+        "a batch of 3, input_size = 2, hidden_size = 4, random numbers",
+    )
 
 
 def _counted():

@@ -5,6 +5,7 @@ from torch import nn
 
 from helpers.exercise_types import CodeExercise, CodeMistake, Exercise, Mistake
 from helpers.solutions import shapes
+from helpers.solutions.terms import term_cases
 
 
 def hand_rnn():
@@ -30,7 +31,7 @@ def rnn_step(x_t, h_prev, w_ih, w_hh):
 
 
 def _step_cases():
-    """The notebook's third step, other numbers, and several values at once (any shape works)."""
+    """The notebook's third step, other numbers, several values at once (any shape works), then each term alone."""
     numbers = [(3.0, 0.4914, 0.5, -1.0), (-2.0, 0.3, 1.5, 0.8), (0.0, -0.9, 0.5, 1.2)]
     cases = [
         (f"x_t = {x}, h_prev = {h}, w_ih = {wi}, w_hh = {wh}", tuple(map(torch.tensor, (x, h, wi, wh))))
@@ -38,13 +39,11 @@ def _step_cases():
     ]
     generator = torch.Generator().manual_seed(1)
     x_t, h_prev = torch.randn(4, generator=generator), torch.randn(4, generator=generator)
-    cases.append(
-        (
-            "four steps' x_t and h_prev at once, w_ih = 0.5, w_hh = -1",
-            (x_t, h_prev, torch.tensor(0.5), torch.tensor(-1.0)),
-        )
+    at_once = (x_t, h_prev, torch.tensor(0.5), torch.tensor(-1.0))
+    cases.append(("four steps' x_t and h_prev at once, w_ih = 0.5, w_hh = -1", at_once))
+    return cases + term_cases(
+        at_once, ("x_t", "h_prev", "w_ih", "w_hh"), ("w_ih", "w_hh"), "four steps' x_t and h_prev at once"
     )
-    return cases
 
 
 EXERCISES = [

@@ -1,0 +1,64 @@
+"""What a wrong shape says about the code that made it: a size-1 dimension dropped or added, two shapes
+broadcast, the dimensions in another order, one dimension a multiple of what it should be.
+
+`shape_slip(got, want)` compares the shape a student's result has with the shape expected and says,
+in one sentence, which kind of slip makes the one from the other; helpers.exercises (a step's
+result) and helpers.diagnose (a layer's output, h_n, c_n) add it to their message.
+"""
+
+
+def shape_slip(got, want):
+    """One sentence on how shape `got` comes from shape `want` (tuples of ints), or None when no slip explains it."""
+    got, want = tuple(got), tuple(want)
+    if got == want:
+        return None
+    if len(got) < len(want) and _without_ones(want, got):
+        return (
+            f"a dimension of size 1 is gone ({want} without it is {got}): .squeeze() without a dim, or an index "
+            "such as [0] or [-1], drops every dimension of size 1 (a batch of 1, one unit); squeeze only the "
+            "dimension you mean, e.g. .squeeze(0), or keep it"
+        )
+    if len(got) > len(want) and _without_ones(got, want):
+        return (
+            f"an extra dimension of size 1 ({got} where {want} is expected): an .unsqueeze() or [None] too many, or a "
+            "tensor kept whole where one of its rows was meant (hx where hx[0] belongs; a batch dimension kept for "
+            "an unbatched input)"
+        )
+    if len(got) == len(want) and sorted(got) == sorted(want):
+        return (
+            f"the right sizes in another order ({got} where {want} is expected): a .transpose() or .permute() "
+            "missing or one too many, or .view()/.reshape() used where a .transpose() belongs"
+        )
+    if len(got) == len(want) and _broadcast(got, want):
+        return (
+            f"larger than expected ({got} where {want} is expected): two terms of different shapes were broadcast "
+            "against each other, for example a bias made a column (H, 1) and added to a (batch, H) tensor; give "
+            f"every term the result's shape, {want}"
+        )
+    differ = [i for i, (g, w) in enumerate(zip(got, want, strict=False)) if g != w]
+    if len(got) == len(want) and len(differ) == 1:
+        i = differ[0]
+        g, w = got[i], want[i]
+        if g % w == 0 or w % g == 0:
+            ratio = f"{g // w} times" if g > w else f"1/{w // g} of"
+            return (
+                f"dimension {i} is {ratio} what it should be ({got} where {want} is expected): check the dimension "
+                "you cut, index or concatenate along (dim=...), and how many pieces go in"
+            )
+    return None
+
+
+def _without_ones(longer, shorter):
+    """Whether `shorter` is `longer` with some of its size-1 dimensions removed."""
+    j = 0
+    for size in longer:
+        if j < len(shorter) and size == shorter[j]:
+            j += 1
+        elif size != 1:
+            return False
+    return j == len(shorter)
+
+
+def _broadcast(got, want):
+    """Whether `got` is `want` with some of its size-1 dimensions grown, as broadcasting against another term does."""
+    return all(g == w or w == 1 for g, w in zip(got, want, strict=True))
