@@ -113,6 +113,17 @@ def call(url, token, method="GET", timeout=2):
         return response.status
 
 
+def shut_down_kernels(url, token):
+    """Shut down every kernel the server runs. A notebook page closed leaves its kernel running, with
+    its explorers' widgets alive: after a few notebooks they would keep the machine's cores busy."""
+    request = urllib.request.Request(f"{url}/api/kernels", headers={"Authorization": f"token {token}"})
+    with urllib.request.urlopen(request, timeout=10) as response:
+        kernels = json.loads(response.read())
+    for kernel in kernels:
+        with contextlib.suppress(OSError):
+            call(f"{url}/api/kernels/{kernel['id']}", token, method="DELETE", timeout=15)
+
+
 def stop(server, url, token):
     """Ask the server to shut down (it stops its kernels); terminate, then kill, if it does not."""
     try:

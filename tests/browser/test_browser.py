@@ -26,6 +26,7 @@ from lab import (  # slides/lab.py: the server, the browser, Run All, the explor
     pixels_differ,
     readout_value,
     run_all,
+    shut_down_kernels,
     wait_for_new_plot,
 )
 
@@ -127,6 +128,8 @@ def test_notebook_runs_and_its_first_slider_redraws_the_plot(lab, browser, noteb
         with contextlib.suppress(Exception):  # a failed screenshot must not hide the test's own error
             page.screenshot(path=shots / "page.png", full_page=True)
         page.close()
+        with contextlib.suppress(OSError):
+            shut_down_kernels(url, token)  # the next notebook gets the cores to itself
 
 
 @pytest.mark.parametrize("notebook", widget_notebooks())

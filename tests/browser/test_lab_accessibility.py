@@ -15,7 +15,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from lab import IDLE, KERNEL_READY_JS, OFF_MACHINE, call, first_explorer, run_all
+from lab import IDLE, KERNEL_READY_JS, OFF_MACHINE, call, first_explorer, run_all, shut_down_kernels
 
 ROOT = Path(__file__).resolve().parents[2]
 AXE = ROOT / "build" / "slides-npm" / "node_modules" / "axe-core" / "axe.min.js"
@@ -104,6 +104,8 @@ def test_notebook_content_in_jupyterlab_has_no_axe_violations(lab, browser, note
         assert len(described) >= shown, f"{notebook.name}: {shown} figures, alt texts {images}"
     finally:
         page.close()
+        with contextlib.suppress(OSError):
+            shut_down_kernels(url, token)  # opening the notebook started one
 
 
 def test_a_running_explorer_in_jupyterlab_describes_its_plot_and_lacks_only_its_sliders_names(lab, browser):
@@ -135,6 +137,8 @@ def test_a_running_explorer_in_jupyterlab_describes_its_plot_and_lacks_only_its_
         assert flagged["known"], "no slider flagged: has ipywidgets named them? Update ACCESSIBILITY.md"
     finally:
         page.close()
+        with contextlib.suppress(OSError):
+            shut_down_kernels(url, token)
 
 
 def test_voila_shows_lesson_01_with_only_ipywidgets_known_gaps(lab, browser):

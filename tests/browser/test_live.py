@@ -22,6 +22,7 @@ from lab import (  # slides/lab.py; the fixtures (lab, browser, sandbox) are in 
     pixels_differ,
     readout_value,
     run_all,
+    shut_down_kernels,
     wait_for_new_plot,
 )
 
@@ -115,6 +116,8 @@ def test_presenting_live_the_explorer_slider_redraws_the_plot(lab, browser, sand
         with contextlib.suppress(Exception):  # a failed screenshot must not hide the test's own error
             page.screenshot(path=LIVE_SHOTS / "page.png")
         page.close()
+        with contextlib.suppress(OSError):
+            shut_down_kernels(url, token)
 
 
 PRESENTING = ROOT / "config" / "presenting.json"  # the presenter's setting: make present
