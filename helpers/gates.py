@@ -14,7 +14,7 @@ SATURATED = 30.0
 ORDER = {"LSTM": "ifgo", "GRU": "rzn"}  # torch's order of the gate blocks in W_ih, W_hh, b_ih and b_hh
 
 # (label, the gates held and how, what the right step then computes). A label names the gates left
-# working: "gate f alone", "gates r and n", "gate n with r shut".
+# working (WORKING below): "gate f alone", "gates r and n", "gate n with r shut".
 SETTINGS = {
     "LSTM": [
         ("gate f alone", {"i": "shut", "g": "zero", "o": "open"}, "c_t = f * c_prev and h_t = tanh(c_t)"),
@@ -68,15 +68,15 @@ def hold(W_ih, W_hh, b_ih, b_hh, order, fixed):
         b_ih[rows] = VALUES[setting]
 
 
+# The gates each setting leaves working, by its label: those it does not hold.
+WORKING = {label: [g for g in ORDER[mode] if g not in fixed] for mode in SETTINGS for label, fixed, _ in SETTINGS[mode]}
+
+
 def suspects(wrong, right):
     """The gates to look at first, from the labels of the settings that depart (`wrong`) and those that do not:
     the gates working in a departing setting and in no right one; else every gate working in a departing one."""
-    working = {
-        label: label.split(" with ")[0].removesuffix(" alone").split(" ", 1)[1].split(" and ")
-        for label in wrong + right
-    }
-    found = [g for label in wrong for g in working[label] if not any(g in working[r] for r in right)]
-    return list(dict.fromkeys(found or [g for label in wrong for g in working[label]]))
+    found = [g for label in wrong for g in WORKING[label] if not any(g in WORKING[r] for r in right)]
+    return list(dict.fromkeys(found or [g for label in wrong for g in WORKING[label]]))
 
 
 def hint(wrong, right, where):

@@ -216,3 +216,11 @@ def test_the_gate_probes_hold_the_gates_in_every_layer_and_direction(kind):
                 assert torch.equal(bias, torch.full_like(bias, gates.VALUES[setting]))
                 for name in ("weight_ih", "weight_hh", "bias_hh"):
                     assert not getattr(probe.module, f"{name}{suffix}")[rows].any()
+
+
+def test_every_setting_is_labelled_by_the_gates_it_leaves_working():
+    """The label a student reads ("gate f alone", "gates r and n") names exactly the gates the setting does not hold."""
+    for mode, settings in gates.SETTINGS.items():
+        for label, fixed, _ in settings:
+            named = label.split(" with ")[0].removesuffix(" alone").split(" ", 1)[1].split(" and ")
+            assert named == gates.WORKING[label] == [g for g in gates.ORDER[mode] if g not in fixed], label
