@@ -2,7 +2,7 @@
 
 Defined here, not in test_browser.py, so that test_browser.py and test_live.py get the same
 server and the same sync Playwright: a second session-wide sync Playwright in the main thread
-would fail while the first is running. And in_chromium: a Chromium per test module for the decks
+would fail while the first is running. And in_chromium: one Chromium per worker for the decks
 (test_slides.py, test_accessibility.py), in a thread of its own.
 """
 
@@ -41,7 +41,7 @@ def browser(lab, sandbox):
         yield context
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def in_chromium():
     """Runs function(context, *args) against headless Chromium at 1280x720 (profile, HOME, TMPDIR under build/).
 
@@ -83,12 +83,28 @@ def in_chromium():
         shutil.rmtree(folder, ignore_errors=True)
 
 
-def pytest_collection_modifyitems(items):
+# Marked as each test is collected, and the group put into the test's id by hand where xdist could not:
+# xdist 3.8 appends "@group" to item._nodeid, which pytest 9.2 no longer reads (the id is item._id), so
+# with --dist loadgroup every test was a group of its own (a deck scanned again by the alt-text test on
+# the other worker, say).
+def pytest_itemcollected(item):
     """Every test about one lesson (its deck, handouts, HTML export, notebook) in one xdist group, so that
     `-n 2 --dist loadgroup` sends them to one worker: a deck is then scanned once for both the axe test and
-    the alt-text test (the module-scoped `scans` caches per worker), and the lessons share the two workers."""
+    the alt-text test (test_accessibility.py's `scans` caches per worker), and the lessons share the two workers."""
+    params = getattr(item, "callspec", None)
+    value = params and (params.params.get("notebook") or params.params.get("path"))
+    if value:
+        item.add_marker(pytest.mark.xdist_group(Path(value).name.split(".")[0]))
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(config, items):
+    """On an xdist worker under --dist loadgroup: "@group" after each grouped test's id, as xdist means to."""
+    if not getattr(config.option, "loadgroup", False):
+        return
     for item in items:
-        params = getattr(item, "callspec", None)
-        value = params and (params.params.get("notebook") or params.params.get("path"))
-        if value:
-            item.add_marker(pytest.mark.xdist_group(Path(value).name.split(".")[0]))
+        mark = item.get_closest_marker("xdist_group")
+        if mark and not item.nodeid.endswith(f"@{mark.args[0]}") and hasattr(item, "_id"):
+            from _pytest.nodeid import NodeId  # pytest 9.2's
+
+            item._id = NodeId.parse(f"{item.nodeid}@{mark.args[0]}")

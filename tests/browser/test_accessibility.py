@@ -22,6 +22,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from reports import merged_report
 from test_slides import (
     MATHJAX_DONE_JS,
     NOTEBOOKS,
@@ -135,9 +136,9 @@ def scan_page(context, path):
         page.close()
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def scans(in_chromium):
-    """scans(path): the axe results of a deck or page, each scanned once; a summary written at the end."""
+    """scans(path): the axe results of a deck or page, each scanned once per worker; a summary written at the end."""
     if not AXE.exists():
         pytest.fail(f"{AXE.relative_to(ROOT)} is missing: `make slides` installs axe-core (slides/package.json)")
     done = {}
@@ -153,22 +154,25 @@ def scans(in_chromium):
 
 
 def write_summary(done):
-    """build/accessibility/axe-summary.txt: per deck or page, places checked and violating elements by rule."""
-    REPORT.mkdir(parents=True, exist_ok=True)
-    lines, total = [], Counter()
+    """build/accessibility/axe-summary.txt: per deck or page, places checked and violating elements by rule
+    (with what the other xdist worker checked: reports.merged_report)."""
+    entries = {}
     for path, found in done.items():
         by_rule = Counter()
         for violations, _ in found.values():
             for violation in violations:
                 by_rule[violation["id"]] += len(violation["nodes"])
-        total += by_rule
         slides = sum(1 for where in found if where != ("page",))
-        checked = f"{slides} slides and the frame" if slides else "page"
-        rules = ", ".join(f"{rule} {count}" for rule, count in sorted(by_rule.items())) or "no violations"
-        lines.append(f"{path.relative_to(ROOT)}: {checked}: {rules}")
-    slides = sum(1 for found in done.values() for where in found if where != ("page",))
+        entries[str(path.relative_to(ROOT))] = [slides, dict(by_rule)]
+    lines, total, slides = [], Counter(), 0
+    for name, (count, by_rule) in sorted(merged_report(REPORT / "axe-summary.txt", entries).items()):
+        total += Counter(by_rule)
+        slides += count
+        checked = f"{count} slides and the frame" if count else "page"
+        rules = ", ".join(f"{rule} {n}" for rule, n in sorted(by_rule.items())) or "no violations"
+        lines.append(f"{name}: {checked}: {rules}")
     rules = ", ".join(f"{rule} {count}" for rule, count in sorted(total.items())) or "none"
-    lines.append(f"total: {len(done)} decks and pages, {slides} slides; violating elements by rule: {rules}")
+    lines.append(f"total: {len(lines)} decks and pages, {slides} slides; violating elements by rule: {rules}")
     lines.append(f"rules reported but not failing yet: {', '.join(sorted(TEMPORARILY_ALLOWED_RULES)) or 'none'}")
     (REPORT / "axe-summary.txt").write_text("\n".join(lines) + "\n")
 

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 from lab import IDLE, KERNEL_READY_JS, OFF_MACHINE, call, first_explorer, run_all, shut_down_kernels
+from reports import merged_report
 
 ROOT = Path(__file__).resolve().parents[2]
 AXE = ROOT / "build" / "slides-npm" / "node_modules" / "axe-core" / "axe.min.js"
@@ -62,15 +63,17 @@ def known_gaps(page, violations, known):
     return found
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def summary():
-    """Collect each notebook's findings; write them to build/accessibility/jupyterlab-axe.txt at the end."""
+    """Collect each notebook's findings; write them to build/accessibility/jupyterlab-axe.txt at the end
+    (with the other xdist worker's: reports.merged_report)."""
     found = {}
     yield found
-    REPORT.mkdir(parents=True, exist_ok=True)
-    lines = [f"axe-core on {len(found)} notebooks as JupyterLab shows them (WCAG 2.0/2.1 A and AA)"]
-    for name, (ours, theirs) in found.items():
-        lines.append(f"{name}: {len(ours)} in the notebook's content; JupyterLab/ipywidgets: {dict(theirs) or 'none'}")
+    entries = {name: [ours, dict(theirs)] for name, (ours, theirs) in found.items()}
+    merged = merged_report(REPORT / "jupyterlab-axe.txt", entries)
+    lines = [f"axe-core on {len(merged)} notebooks as JupyterLab shows them (WCAG 2.0/2.1 A and AA)"]
+    for name, (ours, theirs) in sorted(merged.items()):
+        lines.append(f"{name}: {len(ours)} in the notebook's content; JupyterLab/ipywidgets: {theirs or 'none'}")
     (REPORT / "jupyterlab-axe.txt").write_text("\n".join(lines) + "\n")
 
 
