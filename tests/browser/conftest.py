@@ -42,6 +42,24 @@ def browser(lab, sandbox):
 
 
 @pytest.fixture(scope="session")
+def notebook_in_lab(lab, browser):
+    """notebook_in_lab(notebook): lab_visit.Visit of one JupyterLab visit per notebook (repo-relative) per
+    worker, which checks the content of a lesson (test_lab_accessibility.py) and runs a notebook with
+    widgets (test_browser.py) on the same page."""
+    from lab_visit import lessons, visit
+    from test_browser import widget_notebooks
+
+    done = {}
+
+    def get(notebook):
+        if notebook not in done:
+            done[notebook] = visit(lab, browser, notebook, notebook in lessons(), notebook in widget_notebooks())
+        return done[notebook]
+
+    return get
+
+
+@pytest.fixture(scope="session")
 def in_chromium():
     """Runs function(context, *args) against headless Chromium at 1280x720 (profile, HOME, TMPDIR under build/).
 

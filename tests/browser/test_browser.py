@@ -14,7 +14,6 @@ from pathlib import Path
 import pytest
 from lab import (  # slides/lab.py: the server, the browser, Run All, the explorer's slider
     IDLE,
-    KERNEL_READY_JS,
     OFF_MACHINE,
     PRESSES,
     ROOT,
@@ -25,8 +24,6 @@ from lab import (  # slides/lab.py: the server, the browser, Run All, the explor
     first_explorer,
     pixels_differ,
     readout_value,
-    run_all,
-    shut_down_kernels,
     wait_for_new_plot,
 )
 
@@ -110,31 +107,46 @@ def test_jupyterlab_opens_without_the_news_question(lab, browser):
 
 
 @pytest.mark.parametrize("notebook", widget_notebooks())
-def test_notebook_runs_and_its_first_slider_redraws_the_plot(lab, browser, notebook):
-    """Run All leaves no unexpected error; ArrowRight on the first slider changes the plot's pixels."""
-    url, token, _ = lab
-    shots = SHOTS / Path(notebook).stem
-    shots.mkdir(parents=True, exist_ok=True)
-    page = browser.new_page()
-    page.set_default_timeout(60_000)
-    try:
-        page.goto(f"{url}/lab/tree/{notebook}?reset&token={token}")  # ?reset: no old workspace
-        page.locator(IDLE).wait_for()
-        page.wait_for_function(KERNEL_READY_JS, arg=notebook)
-        check_cells(run_all(page, notebook))
-        page.screenshot(path=shots / "page-after-run-all.png", full_page=True)
-        move_first_slider(page, shots)
-    finally:
-        with contextlib.suppress(Exception):  # a failed screenshot must not hide the test's own error
-            page.screenshot(path=shots / "page.png", full_page=True)
-        page.close()
-        with contextlib.suppress(OSError):
-            shut_down_kernels(url, token)  # the next notebook gets the cores to itself
+def test_notebook_runs_and_its_first_slider_redraws_the_plot(notebook_in_lab, notebook):
+    """Run All leaves no unexpected error; ArrowRight on the first slider changes the plot's pixels.
+
+    In the notebook's one JupyterLab visit (lab_visit.py), after test_lab_accessibility.py's check of its
+    content as it opened; screenshots in build/browser/NN_name/."""
+    notebook_in_lab(notebook).ran()
 
 
-@pytest.mark.parametrize("notebook", widget_notebooks())
+# The notebooks Voila renders: one per kind of widget view that widget_notebooks() show (see the test).
+VOILA = [
+    FIXTURE.relative_to(ROOT).as_posix(),
+    "notebooks/01_scalar_rnn.ipynb",
+    "notebooks/06_stacked_bidirectional.ipynb",
+    "notebooks/10_lstm.ipynb",
+    "notebooks/12_gradients_through_time.ipynb",
+]
+
+
+def test_the_voila_notebooks_are_widget_notebooks():
+    """Each notebook VOILA names still exists and shows widgets (a renamed lesson must not drop out unseen)."""
+    assert set(VOILA) <= set(widget_notebooks()), sorted(set(VOILA) - set(widget_notebooks()))
+
+
+@pytest.mark.parametrize("notebook", VOILA)
 def test_voila_renders_the_notebook_and_its_first_slider_redraws_the_plot(lab, browser, notebook):
-    """Voila runs every cell with no unexpected error; ArrowRight on the first slider changes the plot's pixels."""
+    """Voila runs every cell with no unexpected error; ArrowRight on the first slider changes the plot's pixels.
+
+    One notebook per kind of widget view, not all of widget_notebooks() (each Voila render runs the whole
+    notebook: about 16 s apiece). Every one of them runs in JupyterLab (test_notebook_runs_...), whose
+    kernel-side code is the same; what Voila adds is rendering the widgets in its own page. The kinds:
+    - plain ipywidgets (a FloatSlider beside an Image that matplotlib redraws): fixture_widget.ipynb;
+    - helpers.widgets.Explorer (explore()) of a one-layer, one-direction layer, a single plot with its
+      weight sliders: 01 (02 and 03 show the same views, with more lines or sliders);
+    - an Explorer's grid of plots, a row per layer and a column per direction: 06 (stacked and
+      bidirectional; 04 and 05 are its one-row and one-column cases);
+    - an Explorer of a gated layer, its sliders labelled with their gate and unit ("bias_hh_l0[1] f[0]"):
+      10 (LSTM, chosen controls; 11's GRU takes the same path);
+    - helpers.widgets.Panel (panel()): a figure redrawn by its own controls (a SelectionSlider and
+      ToggleButtons): 12.
+    """
     url, token, _ = lab
     shots = SHOTS / "voila" / Path(notebook).stem
     shots.mkdir(parents=True, exist_ok=True)

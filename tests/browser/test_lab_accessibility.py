@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 from lab import IDLE, KERNEL_READY_JS, OFF_MACHINE, call, first_explorer, run_all, shut_down_kernels
+from lab_visit import shown_figures
 from reports import merged_report
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -78,37 +79,19 @@ def summary():
 
 
 @pytest.mark.parametrize("notebook", LESSONS, ids=[path.stem for path in LESSONS])
-def test_notebook_content_in_jupyterlab_has_no_axe_violations(lab, browser, notebook, summary):
-    """axe-core finds nothing in the notebook's text, outputs and figures; only THIRD_PARTY's known gaps remain."""
-    url, token, _ = lab
+def test_notebook_content_in_jupyterlab_has_no_axe_violations(notebook_in_lab, notebook, summary):
+    """axe-core finds nothing in the notebook's text, outputs and figures; only THIRD_PARTY's known gaps remain.
+
+    Checked as the notebook opens, before anything runs, in its one JupyterLab visit (lab_visit.py), which
+    then runs it for test_browser.py when it has widgets."""
     path = notebook.relative_to(ROOT).as_posix()
-    page = browser.new_page()
-    page.set_default_timeout(60_000)
-    try:
-        page.goto(f"{url}/lab/tree/{path}?reset&token={token}")
-        page.wait_for_function(SETTLED_JS)
-        page.wait_for_function(
-            "() => !document.querySelector('.MathJax_Processing, mjx-container[jax] .mjx-processing')"
-        )
-        page.wait_for_timeout(1500)  # widgets from the saved state render after the cells
-        page.add_script_tag(path=str(AXE))
-        violations = page.evaluate(
-            "async options => (await axe.run(document.querySelector('.jp-NotebookPanel-notebook'), options)).violations",
-            OPTIONS,
-        )
-        flagged = known_gaps(page, violations, THIRD_PARTY)
-        ours = [f"{rule} at {target}: {fix}" for rule, target, fix in flagged["unexpected"]]
-        summary[notebook.stem] = (ours, Counter(rule for rule, _, _ in flagged["known"]))
-        assert not ours, f"{notebook.name} in JupyterLab:\n" + "\n".join(ours)
-        images = page.evaluate("() => [...document.querySelectorAll('.jp-OutputArea-output img')].map(i => i.alt)")
-        figures = json.loads(notebook.read_text())
-        shown = sum("image/png" in o.get("data", {}) for c in figures["cells"] for o in c.get("outputs", []))
-        described = [alt for alt in images if len(alt) > 40]
-        assert len(described) >= shown, f"{notebook.name}: {shown} figures, alt texts {images}"
-    finally:
-        page.close()
-        with contextlib.suppress(OSError):
-            shut_down_kernels(url, token)  # opening the notebook started one
+    flagged, images = notebook_in_lab(path).content()
+    ours = [f"{rule} at {target}: {fix}" for rule, target, fix in flagged["unexpected"]]
+    summary[notebook.stem] = (ours, Counter(rule for rule, _, _ in flagged["known"]))
+    assert not ours, f"{notebook.name} in JupyterLab:\n" + "\n".join(ours)
+    shown = shown_figures(path)
+    described = [alt for alt in images if len(alt) > 40]
+    assert len(described) >= shown, f"{notebook.name}: {shown} figures, alt texts {images}"
 
 
 def test_a_running_explorer_in_jupyterlab_describes_its_plot_and_lacks_only_its_sliders_names(lab, browser):
