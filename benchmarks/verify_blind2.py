@@ -11,15 +11,12 @@ non-zero on any failure. Run: python benchmarks/verify_blind2.py
 import copy
 import sys
 import warnings
-from pathlib import Path
 
 import torch
+import wrong_versions_blind2 as blind2
 from torch import nn
 from torch.nn import functional
 from torch.nn.utils.rnn import PackedSequence, pad_packed_sequence
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import wrong_versions_blind2 as blind2  # noqa: E402
 
 TOLERANCE = 1e-5
 warnings.filterwarnings("ignore")

@@ -17,7 +17,8 @@ place is one file, key.pt, written by `seal_all` on the instructor's machine and
 `helpers.exercises` checks a sealed exercise with the same code and hints as an open one. Two hints
 need the answer itself and change: a wrong count says "Not this count." without "too many" or "too
 few", and a list shifted by more than SHIFTS says the shift without its size; a function's first
-departure shows the student's entry without the expected one.
+departure shows the student's entry without the expected one, and where a picked result's rows come
+from (helpers.provenance) is said without where the expected rows come from.
 
 Like any checker, `check` can be asked again and again; a digest stops an answer from being read,
 not from being searched for. Grading uses the full references (the release's autograder).
@@ -201,6 +202,10 @@ class SealedOutcome:
 
         `got` must have the part's shape.
         """
+        return next(self.departures(number, got), None)
+
+    def departures(self, number, got):
+        """The indices (tuples) of the entries of part `number` that depart from `got`, in order; `got` has its shape."""
         part = self.record["parts"][number]
         values = torch.as_tensor(got).detach().double().flatten()
         fractions = torch.tensor(part["fractions"], dtype=torch.float64)
@@ -210,12 +215,11 @@ class SealedOutcome:
             known = math.isfinite(cell) and digest(self.salt, f"{i}:{int(cell)}") == part["cells"][i]
             tolerance = 0.0 if part.get("exact") else ATOL + RTOL * abs(want)
             if not (known and abs(value - round(want) if part.get("exact") else value - want) <= tolerance):
-                return (
+                yield (
                     tuple(int(j) for j in torch.unravel_index(torch.tensor(i), self.shapes[number]))
                     if self.shapes[number]
                     else ()
                 )
-        return None
 
     def fingerprint(self, outcome):
         """The cells (or the error's name and sizes) of an outcome that agrees with this one: the key to a sealed text."""

@@ -25,10 +25,10 @@ import torch
 from torch import Tensor, nn
 from torch.nn.utils.rnn import PackedSequence, pack_padded_sequence, pad_packed_sequence
 
-from helpers import bugs, gates, wiring_slips
+from helpers import bugs, gates, layer_parts, wiring_slips
 from helpers._validate import check_input, check_module, check_packed, check_states
 from helpers.checks import Verdict
-from helpers.sandbox import Outcome, Sandbox, TooSlow, changes, copied, raised, too_slow
+from helpers.sandbox import Outcome, Sandbox, TooSlow, changes, copied, one_thread, raised, too_slow
 from helpers.shape_slips import shape_slip
 
 ATOL, RTOL = 1e-5, 1e-4  # a student's float32 arithmetic may round differently from torch's
@@ -64,7 +64,8 @@ def diagnose(fn, module, input, hx=None, *, name=None):
     except Exception:  # a callable whose __name__ raises
         name = "your function"
     try:
-        return _print(_diagnose(fn, module, input, hx, name))
+        with one_thread():
+            return _print(_diagnose(fn, module, input, hx, name))
     except Exception as error:  # diagnose must never raise at the student
         line = f"✗ {name}: could not be checked ({type(error).__name__}: {error})."
         return _print(Diagnosis(False, line, "cannot check"))
@@ -129,7 +130,7 @@ def _diagnose(fn, module, input, hx, name):
             status = "wrong" if gradients else "side effect"
             return Diagnosis(False, "\n".join(lines), status, probe="your input", changed=changed)
         bug, matched, others = _likely_bug(outcomes, probes, failing[0])
-        if matched < len(probes) and (module.num_layers > 1 or module.bidirectional):
+        if matched < len(probes):
             rewired = _wiring_slips(outcomes, probes, failing)
             if rewired:
                 bug, matched, others = rewired[0], len(probes), rewired[1:]
@@ -472,45 +473,14 @@ def _random_state(module, batch, generator):
 
 def _layer_alone(module, input, hx, layer):
     """Layer `layer` of `module` as a one-layer module, reading what torch's layers below it return."""
-    below = _layers(module, 0, layer)
+    below = layer_parts.layers(module, 0, layer)
     D = 2 if module.bidirectional else 1
     rows = slice(0, layer * D)
-    layer_input = input if below is None else below(input, _rows(hx, rows))[0]
-    alone = _layers(module, layer, layer + 1)
-    probe_hx = _rows(hx, slice(layer * D, (layer + 1) * D))
+    layer_input = input if below is None else below(input, layer_parts.rows(hx, rows))[0]
+    alone = layer_parts.layers(module, layer, layer + 1)
+    probe_hx = layer_parts.rows(hx, slice(layer * D, (layer + 1) * D))
     where = "reading your input" if layer == 0 else f"reading torch's output of layer {layer - 1}"
     return Probe(f"layer {layer} alone, {where}", alone, layer_input, probe_hx, layer=layer)
-
-
-def _layers(module, start, stop):
-    """A copy of layers start..stop-1 of `module` as a module of their own (None when there are none)."""
-    if stop <= start:
-        return None
-    options = {"bias": module.bias, "batch_first": module.batch_first, "bidirectional": module.bidirectional}
-    if module.mode.startswith("RNN"):
-        options["nonlinearity"] = module.nonlinearity
-    if module.mode == "LSTM":
-        options["proj_size"] = module.proj_size
-    D = 2 if module.bidirectional else 1
-    input_size = module.input_size if start == 0 else D * (module.proj_size or module.hidden_size)
-    part = type(module)(
-        input_size, module.hidden_size, num_layers=stop - start, **options
-    )  # inside diagnose's fork_rng
-    part = part.to(module.weight_ih_l0.dtype).eval()
-    for param_name, param in part.named_parameters():
-        layer = int(re.search(r"_l(\d+)", param_name).group(1))
-        source = re.sub(r"_l\d+", f"_l{layer + start}", param_name)
-        param.copy_(getattr(module, source))
-    return part
-
-
-def _rows(hx, rows):
-    """The rows of an initial state (h_0, or (h_0, c_0)) that belong to some layers; None stays None."""
-    if hx is None:
-        return None
-    if isinstance(hx, (tuple, list)):
-        return tuple(part[rows] for part in hx)
-    return hx[rows]
 
 
 def same_outcome(a, b):
@@ -726,15 +696,44 @@ def _layout(part, module, input):
     return "(" + ", ".join(dims) + ")"
 
 
+def _named_sizes(module, input):
+    """{name: size} of the input's and the layer's dimensions, named as _layout names them."""
+    packed = isinstance(input, PackedSequence)
+    batched = packed or input.dim() == 3
+    if packed:
+        T, B = len(input.batch_sizes), int(input.batch_sizes[0])
+    else:
+        T = input.shape[1 if batched and module.batch_first else 0]
+        B = input.shape[0 if module.batch_first else 1] if batched else None
+    D = 2 if module.bidirectional else 1
+    sizes = {"seq_len": T, "batch": B, "input_size": module.input_size, "hidden_size": module.hidden_size}
+    sizes |= {"num_layers": module.num_layers, "num_layers*num_directions": module.num_layers * D}
+    sizes[f"num_directions*{'proj_size' if getattr(module, 'proj_size', 0) else 'hidden_size'}"] = D * (
+        getattr(module, "proj_size", 0) or module.hidden_size
+    )
+    return {name: size for name, size in sizes.items() if size is not None}
+
+
 def _shape_problem(part, mine, theirs, module, input):
-    text = f"{part} has shape {tuple(mine.shape)}; torch's is {_layout(part, module, input)}"
-    slip = shape_slip(mine.shape, theirs.shape)
+    layout = _layout(part, module, input)
+    text = f"{part} has shape {tuple(mine.shape)}; torch's is {layout}"
+    names = tuple(re.findall(r"([\w*]+)=", layout))
+    slip = shape_slip(
+        mine.shape, theirs.shape, names if len(names) == theirs.dim() else None, _named_sizes(module, input)
+    )
     if sorted(mine.shape) == sorted(theirs.shape):
         text += ": the same sizes in another order (which dimension is time, which the batch?)"
     elif slip:
         text += f": {slip}"
     elif mine.dim() != theirs.dim():
         text += f": {theirs.dim()} dimensions, not {mine.dim()}"
+    unbatched = not isinstance(input, PackedSequence) and input.dim() == 2
+    if unbatched and mine.dim() == theirs.dim() + 1:
+        text += (
+            "; this input is unbatched, (seq_len, input_size): torch runs it as one sequence and returns output "
+            "(seq_len, num_directions*hidden_size) and h_n (num_layers*num_directions, hidden_size), with no batch "
+            "dimension; input.shape[1] is input_size here, not a batch size"
+        )
     wider = mine.shape[:-1] == theirs.shape[:-1] and mine.shape[-1] > theirs.shape[-1]
     if part == "output" and wider and mine.shape[-1] % theirs.shape[-1] == 0:
         text += (
@@ -793,12 +792,14 @@ def _wiring_slips(outcomes, probes, failing):
         fits = applied = 0
         for i in order:
             try:
-                module, hx = slip.rewire(probes[i].module, probes[i].hx)
+                with torch.no_grad():
+                    value = slip.result(probes[i].module, probes[i].input, probes[i].hx)
             except wiring_slips.NotApplicableError:
                 fits = i not in failing
+            except Exception:  # a slip torch cannot run on this probe explains nothing there
+                fits = False
             else:
-                with torch.no_grad():
-                    fits = same_outcome(outcomes[i], Outcome(value=module(probes[i].input, hx)))
+                fits = same_outcome(outcomes[i], Outcome(value=value))
                 applied += 1
             if not fits:
                 break
@@ -839,6 +840,9 @@ def _report(name, fn, probes, outcomes, findings, failing, likely, changed, move
         lines.append(f"  it {departure.text}" if raised_or_stopped else f"  {departure.text}")
         if "shape" in departure.text and error is not None:
             lines.append(f"  your layer: {_sizes(probes[headline])}")
+            product = _product(error, probes[headline].module)
+            if product:
+                lines.append(f"  {product}")
     # a name read from the notebook explains a probe's departure; on the student's own input only if it is not
     # the very layer or input passed
     given = () if headline != 0 else (probes[0].module, probes[0].input, probes[0].hx)
@@ -974,6 +978,40 @@ def _sizes(probe):
     )
 
 
+def _product(error, module):
+    """Which of the layer's weights a failed matrix product used, and what it multiplies: 'mat1 and mat2 shapes
+    cannot be multiplied (3x4 and 8x4)' with weight_ih_l1 (4, 8): layer 1 reads 8 features. None if none fits."""
+    sizes = re.search(r"\((\d+)x(\d+) and (\d+)x(\d+)\)", str(error))
+    if not sizes:
+        return None
+    rows, columns, inner, outer = map(int, sizes.groups())
+    D = 2 if module.bidirectional else 1
+    for name, param in module.named_parameters():
+        if param.dim() != 2 or not name.startswith("weight") or name.endswith("_reverse"):
+            continue
+        if tuple(param.shape) == (outer, inner):
+            used = f"{name}.T"
+        elif tuple(param.shape) == (inner, outer):
+            used = name
+        else:
+            continue
+        layer = int(re.search(r"_l(\d+)", name).group(1))
+        if name.startswith("weight_ih") and layer > 0:
+            reads = (
+                f"layer {layer} reads the output of layer {layer - 1}: num_directions*hidden_size = {inner} features"
+                + (", the forward and backward states side by side" if D == 2 else "")
+            )
+        elif name.startswith("weight_ih"):
+            reads = f"layer 0 reads x_t: input_size = {inner} features"
+        else:
+            reads = f"it multiplies the state h: {inner} features"
+        return (
+            f"the product: a ({rows}x{columns}) matrix times {used} ({inner}x{outer}); {used} needs {inner} columns "
+            f"on its left, and {reads}."
+        )
+    return None
+
+
 def _label(probe):
     """A probe's description in two or three words, for the line of checks."""
     text = probe.description
@@ -990,6 +1028,18 @@ def _label(probe):
         if text.startswith(start):
             return label
     return text.split(",")[0].split(" (")[0]
+
+
+def term_hint(wrong, count):
+    """'with only b_hh acting it departs, and every other term alone is right: ...' when some of the `count` terms
+    (W_ih, W_hh, b_ih, b_hh), each acting alone, depart (`wrong`) and others do not; else None."""
+    if not wrong or len(wrong) == count:
+        return None
+    listed = _listed(wrong)
+    return (
+        f"with only {listed} acting it departs, and every other term alone is right: check how {listed} "
+        f"enter{'s' if len(wrong) == 1 else ''} your formula (its shape, its sign, where it is added)."
+    )
 
 
 def _generic_hint(departure, probe, outcome, probes, failing):
@@ -1011,11 +1061,15 @@ def _generic_hint(departure, probe, outcome, probes, failing):
     layers_alone = [p for p in probes if p.layer is not None]
     if layers_alone and all(i not in failing for i, p in enumerate(probes) if p.layer is not None):
         return "each layer alone is right, the stack is not: check what each layer reads and which row of hx it starts from."
+    terms = [(i, _label(p).removesuffix(" alone")) for i, p in enumerate(probes) if p.description.startswith("only ")]
+    by_term = None
+    if departure.part == "output":  # a step's equation; a final state from the wrong step fails the terms too
+        by_term = term_hint([term for i, term in terms if i in failing], len(terms))
     labels = [(i, _label(p)) for i, p in enumerate(probes) if p.description.startswith("gate")]
     wrong = [label for i, label in labels if i in failing]
     by_gate = gates.hint(wrong, [label for i, label in labels if i not in failing], "the gate probes below")
-    if by_gate:
-        return by_gate
+    if by_term or by_gate:
+        return " ".join(hint for hint in (by_term, by_gate) if hint)
     if departure.part == "output" and departure.t is not None:
         if departure.first_step:
             return "the very first step already differs: check that step's equation term by term."

@@ -39,10 +39,10 @@ import textwrap
 
 import torch
 
-from helpers import answer_key, argument_slips, attempts, diagnosis, gates
+from helpers import answer_key, argument_slips, attempts, diagnosis, gates, provenance
 from helpers.checks import report
 from helpers.exercise_types import CodeExercise, Exercise, SealedExercise
-from helpers.sandbox import Outcome, Sandbox, TooSlow, argument_names, changes, raised, too_slow
+from helpers.sandbox import Outcome, Sandbox, TooSlow, argument_names, changes, one_thread, raised, too_slow
 from helpers.shape_slips import shape_slip
 from helpers.solutions import BY_KEY
 
@@ -92,7 +92,8 @@ def _check_code(key, fn):
         module, input, hx = _quietly(exercise.layer)
         return diagnosis.diagnose(fn, module, input, hx, name=key)
     try:
-        return report(*_examine(exercise, fn))
+        with one_thread():
+            return report(*_examine(exercise, fn))
     except Exception as error:  # a student's function must never crash the kernel
         return report(False, f"✗ {key}: could not be checked ({type(error).__name__}: {error}).")
 
@@ -163,6 +164,10 @@ def _examine(exercise, fn):
         )
     hints = [h for h in (_term_hint(cases, failing), _gate_hint(cases, failing)) if h]
     hints = hints or [_step_hint(outcomes[first], expected[first].value, exercise, first)]
+    picked = _picked_hint(exercise, fn, cases, outcomes, expected, failing)
+    if picked:  # where the rows came from says more than a general hint, less than one about the shape
+        mine, (shape, *_) = outcomes[first].value, _expected_parts(expected[first].value)[1]
+        hints = [*(hints if isinstance(mine, torch.Tensor) and tuple(mine.shape) != shape else []), picked]
     checks = []
     if any(c[0].startswith(("only ", "gate")) for c in cases) and len(failing) < len(cases):  # which part is wrong
         marks = [f"{_case_label(i, c[0])} {'✗' if i in failing else '✓'}" for i, c in enumerate(cases)]
@@ -231,18 +236,40 @@ def _gradient_problem(exercise, fn, args, sandbox):
     return None
 
 
+def _picked_hint(exercise, fn, cases, outcomes, expected, failing):
+    """Where the student's rows were copied from in the case's first tensor argument (helpers.provenance), on the
+    failing case where that says the most; None when the result is not a pick of that argument."""
+    if "," in exercise.returns:
+        return None
+    best = None
+    for i in failing:
+        args, mine, want = cases[i][1], outcomes[i].value, expected[i].value
+        names = argument_names(fn, len(args))
+        sources = [(n, a) for n, a in zip(names, args) if isinstance(a, torch.Tensor) and a.dim() >= 2]
+        shape = _expected_parts(want)[1][0]
+        if not sources or not isinstance(mine, torch.Tensor) or mine.dim() < 1 or mine.shape[-1:] != shape[-1:]:
+            continue
+        differ = None
+        if isinstance(want, answer_key.SealedOutcome):  # its entries say which rows depart, not what they should be
+            differ = {index[:-1] for index in want.departures(0, mine)} if tuple(mine.shape) == shape else None
+            want = None
+        lines = provenance.copied_from(mine, want, sources[0][1], (exercise.returns, sources[0][0]), differ=differ)
+        if lines:
+            unclear = sum("several places" in line or "zeros, like" in line for line in lines)
+            if best is None or unclear < best[0]:
+                best = (unclear, i, lines)
+    if best is None:
+        return None
+    _, i, lines = best
+    where = "" if i == failing[0] else f"on {_case_label(i, cases[i][0])} ({cases[i][0]}): "
+    return where + "; ".join(lines) + "."
+
+
 def _term_hint(cases, failing):
     """'only b_hh acting departs, every other term alone is right: ...' when some term cases fail and others pass; else None."""
     terms = [(i, _case_label(i, c[0]).removeprefix("only ").removesuffix(" acting")) for i, c in enumerate(cases)]
     terms = [(i, term) for i, term in terms if cases[i][0].startswith("only ")]
-    wrong = [t for i, t in terms if i in failing]
-    if not wrong or len(wrong) == len(terms):
-        return None
-    listed = _listed(wrong)
-    return (
-        f"with only {listed} acting it departs, and every other term alone is right: check how {listed} "
-        f"enter{'s' if len(wrong) == 1 else ''} your formula (its shape, its sign, where it is added)."
-    )
+    return diagnosis.term_hint([t for i, t in terms if i in failing], len(terms))
 
 
 def _gate_hint(cases, failing):

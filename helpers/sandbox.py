@@ -10,6 +10,7 @@ threads) is put back and listed, in words, in `Outcome.changed`. Used by helpers
 whole layer) and helpers.exercises (a single step).
 """
 
+import contextlib
 import copy
 import dis
 import functools
@@ -111,6 +112,22 @@ class Sandbox:
         if isinstance(error, TooSlow):  # stopped halfway, it may have left anything half done: put back, not reported
             changed = []
         return Outcome(value, error, where, tuple(changed), working, limit.seconds())
+
+
+@contextlib.contextmanager
+def one_thread():
+    """torch on one thread while a check runs, the caller's number of threads put back after.
+
+    A check runs tiny layers hundreds of times. On a machine whose cores are busy (a hub's, or two
+    notebooks at once), a second torch thread waiting for its turn makes each tiny call many times
+    slower, and it gains nothing on tensors this small; the results are the same.
+    """
+    caller = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(caller)
 
 
 def call(fn, args, quiet=False):
@@ -356,7 +373,7 @@ def _restore(before):
     if now["threads"] != before["threads"]:
         torch.set_num_threads(before["threads"])
         changed.append(
-            f"it changes torch's number of threads from {before['threads']} to {now['threads']} (torch.set_num_threads)"
+            f"it changes torch's number of threads (torch.set_num_threads({now['threads']})) and leaves it so"
         )
     if not torch.equal(now["random"], before["random"]):
         torch.set_rng_state(before["random"])

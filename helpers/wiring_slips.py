@@ -1,24 +1,47 @@
-"""Wrong wiring in a stacked or bidirectional layer, recognised with torch's own layer.
+"""Wrong wiring of a layer's parameters and states, recognised with torch's own layer.
 
 A student's layer that equals torch's layer rewired in one of these ways, on every probe where the
 rewiring can happen (and equals torch's own layer on the others), has that slip:
 
-- a weight or bias of one layer or direction used in another's place (an f-string forgotten:
-  weight_hh_l0 in every layer; _reverse left off), or one layer's used in every layer above it;
+- a weight or bias, both biases, both weights or all four parameters of one layer or direction
+  used in another's place (an f-string forgotten: weight_hh_l0 in every layer; _reverse left off),
+  or one layer's used in every layer above it;
+- a bias left out in one layer or direction, or in every layer of one direction;
+- (LSTM, GRU) two gates' blocks of rows exchanged, one gate computed with another's rows, or a
+  square block of W_hh used without its transpose, in one parameter or in several at once;
 - a layer or direction starting from another row of hx, or from zeros, instead of its own row
-  (rows counted wrongly, only layer 0 given hx).
+  (rows counted wrongly, only layer 0 given hx), hx and h_n both counted direction first, or
+  (LSTM) c_0 and h_0 mixed up;
+- each layer above 0 starting from the final state of the layer below (the state carried up).
 
 helpers.diagnose tries these when no catalogued bug (helpers.bugs) explains every probe; each is a
-copy of the layer, or of hx, changed, then run by torch, so no engine of ours is involved.
+copy of the layer, or of hx, changed, then run by torch (a stack one layer at a time with
+helpers.layer_parts), so no engine of ours is involved.
 """
 
 import copy
 from dataclasses import dataclass
-from itertools import permutations
+from itertools import combinations, permutations
 
 import torch
 
+from helpers import layer_parts
+from helpers.gates import NAMES, ORDER
+
 KINDS = ("weight_ih", "weight_hh", "bias_ih", "bias_hh")
+# Parameters students take together: (what they are called, the kinds).
+GROUPS = {
+    "both biases": ("bias_ih", "bias_hh"),
+    "both weights": ("weight_ih", "weight_hh"),
+    "weights and biases": KINDS,
+}
+# The parameters whose gate blocks a slip mixes: each kind alone, the pair that acts on x_t or on h, all four.
+BLOCK_GROUPS = {
+    **{kind: (kind,) for kind in KINDS},
+    "W_ih and b_ih": ("weight_ih", "bias_ih"),
+    "W_hh and b_hh": ("weight_hh", "bias_hh"),
+    "every weight and bias": KINDS,
+}
 
 
 class NotApplicableError(Exception):
@@ -29,7 +52,15 @@ class NotApplicableError(Exception):
 class WiringSlip:
     title: str
     fix: str
-    rewire: object  # (module, hx) -> (module, hx), changed copies; raises NotApplicableError
+    rewire: object = None  # (module, hx) -> (module, hx), changed copies; raises NotApplicableError
+    run: object = None  # or (module, input, hx) -> what the slipped layer returns, computed by torch
+
+    def result(self, module, input, hx):
+        """What torch computes with this slip on (module, input, hx); NotApplicableError where it cannot happen."""
+        if self.run is not None:
+            return self.run(module, input, hx)
+        changed, changed_hx = self.rewire(module, hx)
+        return changed(input, changed_hx)
 
 
 def _suffix(layer, direction):
@@ -40,10 +71,25 @@ def _where(layer, direction, bidirectional):
     return f"layer {layer}" + ((" backward" if direction else " forward") if bidirectional else "")
 
 
+def _own(kinds):
+    kinds = " and ".join(f'f"{kind}_l{{layer}}"' for kind in kinds)
+    return f'use each layer\'s and direction\'s own parameters: {kinds} + ("_reverse" if backward else "")'
+
+
 def slips(module):
-    """Every single rewiring of `module`'s weights and initial state rows (see the module docstring); those that
-    name layers above 0 adapt to the layer they are applied to (a probe may have more layers)."""
-    D = 2 if module.bidirectional else 1
+    """Every single rewiring of `module`'s parameters and initial state rows (see the module docstring); those
+    that name layers above 0 adapt to the layer they are applied to (a probe may have more layers)."""
+    return [
+        *_substitutions(module),
+        *_left_out(module),
+        *_blocks(module),
+        *_state_rows(module),
+    ]
+
+
+def _substitutions(module):
+    """One layer's or direction's parameters (one kind, or a group) used in another's place."""
+    D = _D(module)
     places = [(layer, direction) for layer in range(module.num_layers) for direction in range(D)]
     where = {place: _where(*place, D == 2) for place in places}
     found = []
@@ -53,29 +99,144 @@ def slips(module):
             found.append(
                 WiringSlip(
                     f"`{used}` used where `{meant}` belongs: {where[target]} computes with {where[source]}'s {kind}",
-                    f"use each layer's and direction's own parameters: f\"{kind}_l{{layer}}\" + "
-                    '("_reverse" if backward else "")',
-                    _weights_from(kind, lambda m, t=target, s=source: {t: s}),
+                    _own((kind,)),
+                    _weights_from((kind,), lambda m, t=target, s=source: {t: s}),
                 )
             )
-        found.append(
-            WiringSlip(
-                f"every layer above layer 0 uses `{kind}_l0`"
-                + (" (and `_l0_reverse` backward)" if D == 2 else "")
-                + " instead of its own",
-                f'use each layer\'s own parameters: f"{kind}_l{{layer}}"',
-                _weights_from(kind, lambda m: {(k, d): (0, d) for k in range(1, m.num_layers) for d in range(_D(m))}),
-            )
-        )
-        for direction in range(D if D == 2 else 0):  # one direction only: the other kept its own
+    for group, kinds in GROUPS.items():
+        for target, source in permutations(places, 2):
+            used = ", ".join(f"`{kind}{_suffix(*source)}`" for kind in kinds)
             found.append(
                 WiringSlip(
-                    f"every layer above layer 0 uses `{kind}{_suffix(0, direction)}` in its "
-                    f"{'backward' if direction else 'forward'} direction instead of its own",
-                    f'use each layer\'s own parameters: f"{kind}_l{{layer}}"',
-                    _weights_from(kind, lambda m, d=direction: {(k, d): (0, d) for k in range(1, m.num_layers)}),
+                    f"{where[target]} computes with {where[source]}'s {group} ({used}) instead of its own",
+                    _own(kinds),
+                    _weights_from(kinds, lambda m, t=target, s=source: {t: s}),
                 )
             )
+    for kinds in [*((kind,) for kind in KINDS), *GROUPS.values()]:
+        names = " and ".join(kinds)
+        for direction in range(D if D == 2 else 0):  # `_reverse` left off (or put on) in every layer
+            other = "forward" if direction else "backward"
+            found.append(
+                WiringSlip(
+                    f"the {'backward' if direction else 'forward'} direction computes with the {other} direction's "
+                    f"{names} in every layer" + (" (`_reverse` left off)" if direction else ""),
+                    _own(kinds),
+                    _weights_from(kinds, lambda m, d=direction: {(k, d): (k, 1 - d) for k in range(m.num_layers)}),
+                )
+            )
+        for below in range(max(module.num_layers - 1, 1)):
+            names = " and ".join(f"`{kind}_l{below}`" for kind in kinds)
+            found.append(
+                WiringSlip(
+                    f"every layer above layer {below} uses {names}"
+                    + (f" (and `_l{below}_reverse` backward)" if D == 2 else "")
+                    + " instead of its own",
+                    _own(kinds),
+                    _weights_from(
+                        kinds,
+                        lambda m, b=below: {(k, d): (b, d) for k in range(b + 1, m.num_layers) for d in range(_D(m))},
+                    ),
+                )
+            )
+            for direction in range(D if D == 2 else 0):  # one direction only: the other kept its own
+                found.append(
+                    WiringSlip(
+                        f"every layer above layer {below} uses "
+                        + " and ".join(f"`{kind}{_suffix(below, direction)}`" for kind in kinds)
+                        + f" in its {'backward' if direction else 'forward'} direction instead of its own",
+                        _own(kinds),
+                        _weights_from(
+                            kinds,
+                            lambda m, b=below, d=direction: {(k, d): (b, d) for k in range(b + 1, m.num_layers)},
+                        ),
+                    )
+                )
+    return found
+
+
+def _left_out(module):
+    """A bias (or both) left out of one layer or direction, or out of one direction of every layer."""
+    if not module.bias:
+        return []
+    D = _D(module)
+    places = [(layer, direction) for layer in range(module.num_layers) for direction in range(D)]
+    found = []
+    for kinds in (("bias_ih",), ("bias_hh",), ("bias_ih", "bias_hh")):
+        names = " and ".join(kinds)
+        fix = f"add {names} in every layer and direction, as in the layer's equation"
+        if len(places) > 1:
+            for place in places:
+                found.append(
+                    WiringSlip(
+                        f"{_where(*place, D == 2)} leaves out "
+                        + " and ".join(f"`{kind}{_suffix(*place)}`" for kind in kinds),
+                        fix,
+                        _zeroed(kinds, lambda m, p=place: [p]),
+                    )
+                )
+        for direction in range(D if D == 2 else 0):
+            found.append(
+                WiringSlip(
+                    f"the {'backward' if direction else 'forward'} direction leaves out {names} (in every layer)",
+                    fix,
+                    _zeroed(kinds, lambda m, d=direction: [(k, d) for k in range(m.num_layers)]),
+                )
+            )
+    return found
+
+
+def _blocks(module):
+    """(LSTM, GRU) gate blocks of rows exchanged, one gate given another's rows, or a W_hh block not transposed."""
+    order = ORDER.get(module.mode)
+    if order is None:
+        return []
+    found = []
+    fix = (
+        f"torch keeps the gates' rows in the order {', '.join(order)}: "
+        f"{', '.join(f'{kind}.chunk({len(order)})' for kind in ('W_ih', 'W_hh', 'b_ih', 'b_hh'))} "
+        f"give {', '.join(order)} in that order, each gate its own block"
+    )
+    for group, kinds in BLOCK_GROUPS.items():
+        kinds = tuple(kind for kind in kinds if module.bias or kind.startswith("weight"))
+        if not kinds:
+            continue
+        for a, b in combinations(range(len(order)), 2):
+            found.append(
+                WiringSlip(
+                    f"{NAMES[order[a]]} and {NAMES[order[b]]} exchanged in {group}: each computed with the "
+                    "other's rows",
+                    fix,
+                    _blocks_moved(kinds, {a: b, b: a}),
+                )
+            )
+        for a, b in permutations(range(len(order)), 2):
+            found.append(
+                WiringSlip(
+                    f"{NAMES[order[a]]} computed with {NAMES[order[b]]}'s rows of {group} (a block copied "
+                    "from the gate beside it)",
+                    fix,
+                    _blocks_moved(kinds, {a: b}),
+                )
+            )
+    for a in range(len(order)):
+        found.append(
+            WiringSlip(
+                f"{NAMES[order[a]]}'s block of W_hh used without its transpose: h_prev @ W_h{order[a]} where "
+                f"h_prev @ W_h{order[a]}.T belongs (the block is square, so the shapes fit)",
+                f"multiply by the transpose of each block, h_prev @ W_h{order[a]}.T, as with the whole h_prev @ W_hh.T",
+                _block_transposed(a),
+            )
+        )
+    return found
+
+
+def _state_rows(module):
+    """A layer or direction starting from the wrong row of hx, from zeros, or from the layer below's final state."""
+    D = _D(module)
+    places = [(layer, direction) for layer in range(module.num_layers) for direction in range(D)]
+    where = {place: _where(*place, D == 2) for place in places}
+    found = []
     for target, source in permutations(places, 2):
         row, other = target[0] * D + target[1], source[0] * D + source[1]
         found.append(
@@ -113,6 +274,29 @@ def slips(module):
                 ),
             )
         )
+    if D == 2:
+        found.append(
+            WiringSlip(
+                "the rows of hx and of h_n counted direction first, d * num_layers + l, not layer first, "
+                "l * num_directions + d",
+                ROW_FIX + ", in hx and in h_n alike: layer 0 forward, layer 0 backward, layer 1 forward, ...",
+                run=_direction_major,
+            )
+        )
+    if module.mode == "LSTM":
+        for title, parts in LSTM_STATES.items():
+            found.append(WiringSlip(title, LSTM_STATE_FIX, _states_from(parts)))
+    for both in (True, False) if module.mode == "LSTM" else (True,):
+        found.append(
+            WiringSlip(
+                "each layer above layer 0 starts from the final state of the layer below it"
+                + (" (its h_n and c_n)" if module.mode == "LSTM" and both else "")
+                + (" (its h_n; c_0 from its own row)" if module.mode == "LSTM" and not both else "")
+                + ", not from its own row of hx",
+                ROW_FIX + "; a layer reads the output of the layer below, never its final state",
+                run=lambda m, i, h, both=both: _carried_up(m, i, h, both),
+            )
+        )
     return found
 
 
@@ -123,15 +307,25 @@ ROW_FORMULAS = {
     "l * num_layers + d": lambda l, d, L, D: l * L + d,  # noqa: E741
     "l (the direction left out)": lambda l, d, L, D: l,  # noqa: E741
     "d (the layer left out)": lambda l, d, L, D: d,  # noqa: E741
+    "d * num_layers + l (direction first)": lambda l, d, L, D: d * L + l,  # noqa: E741
 }
+# (LSTM) the initial states mixed up: for each title, where (h_0, c_0) come from (0: hx[0], 1: hx[1], None: zeros).
+LSTM_STATES = {
+    "the cell state starts from h_0 (hx[0]) instead of c_0 (hx[1])": (0, 0),
+    "the hidden state starts from c_0 (hx[1]) instead of h_0 (hx[0])": (1, 1),
+    "h_0 and c_0 exchanged: hx read as (c_0, h_0)": (1, 0),
+    "c_0 left out: the cell state starts from zeros": (0, None),
+    "h_0 left out: the hidden state starts from zeros, only c_0 is used": (None, 1),
+}
+LSTM_STATE_FIX = "nn.LSTM's hx is the pair (h_0, c_0): h_0 = hx[0] starts the hidden state, c_0 = hx[1] the cell"
 
 
 def _D(module):
     return 2 if module.bidirectional else 1
 
 
-def _weights_from(kind, sources_of):
-    """A rewiring that gives each target (layer, direction) of sources_of(module) the source's `kind` parameter."""
+def _weights_from(kinds, sources_of):
+    """A rewiring that gives each target (layer, direction) of sources_of(module) the source's parameters `kinds`."""
 
     def rewire(module, hx):
         changed = copy.deepcopy(module)
@@ -140,12 +334,70 @@ def _weights_from(kind, sources_of):
             raise NotApplicableError
         with torch.no_grad():
             for target, source in sources.items():
-                meant, used = f"{kind}{_suffix(*target)}", f"{kind}{_suffix(*source)}"
-                if not (hasattr(module, meant) and hasattr(module, used)):
+                for kind in kinds:
+                    meant, used = f"{kind}{_suffix(*target)}", f"{kind}{_suffix(*source)}"
+                    if not (hasattr(module, meant) and hasattr(module, used)):
+                        raise NotApplicableError
+                    if getattr(module, meant).shape != getattr(module, used).shape:
+                        raise NotApplicableError
+                    getattr(changed, meant).copy_(getattr(module, used))
+        return changed, hx
+
+    return rewire
+
+
+def _zeroed(kinds, places_of):
+    """A rewiring with the parameters `kinds` of each (layer, direction) of places_of(module) set to zero."""
+
+    def rewire(module, hx):
+        changed = copy.deepcopy(module)
+        with torch.no_grad():
+            for place in places_of(module):
+                for kind in kinds:
+                    name = f"{kind}{_suffix(*place)}"
+                    if not hasattr(module, name):
+                        raise NotApplicableError
+                    getattr(changed, name).zero_()
+        return changed, hx
+
+    return rewire
+
+
+def _blocks_moved(kinds, moves):
+    """A rewiring in which, for every parameter of `kinds`, gate block `target` gets block `source`'s rows."""
+
+    def rewire(module, hx):
+        changed = copy.deepcopy(module)
+        G = len(ORDER[module.mode])
+        with torch.no_grad():
+            for name, param in module.named_parameters():
+                if not name.startswith(kinds) or param.shape[0] % G:
+                    continue
+                blocks = param.chunk(G)
+                new = getattr(changed, name)
+                size = param.shape[0] // G
+                for target, source in moves.items():
+                    new[target * size : (target + 1) * size] = blocks[source]
+        return changed, hx
+
+    return rewire
+
+
+def _block_transposed(block):
+    """A rewiring with gate block `block` of every W_hh transposed (only where the block is square)."""
+
+    def rewire(module, hx):
+        changed = copy.deepcopy(module)
+        G = len(ORDER[module.mode])
+        with torch.no_grad():
+            for name, param in module.named_parameters():
+                if not name.startswith("weight_hh"):
+                    continue
+                size = param.shape[0] // G
+                if param.shape[1] != size:
                     raise NotApplicableError
-                if getattr(module, meant).shape != getattr(module, used).shape:
-                    raise NotApplicableError
-                getattr(changed, meant).copy_(getattr(module, used))
+                rows = slice(block * size, (block + 1) * size)
+                getattr(changed, name)[rows] = param[rows].T
         return changed, hx
 
     return rewire
@@ -170,3 +422,54 @@ def _rows_from(sources_of):
         return module, tuple(changed) if isinstance(hx, tuple) else changed[0]
 
     return rewire
+
+
+def _states_from(parts):
+    """(LSTM) a rewiring of hx = (h_0, c_0): each part taken from hx[parts[k]], or zeros where that is None."""
+
+    def rewire(module, hx):
+        if not isinstance(hx, tuple) or hx[0].shape != hx[1].shape:
+            raise NotApplicableError
+        return module, tuple(
+            torch.zeros_like(hx[k]) if source is None else hx[source] for k, source in enumerate(parts)
+        )
+
+    return rewire
+
+
+def _direction_major(module, input, hx):
+    """torch's layer with hx's rows read, and h_n's rows written, in the order d * num_layers + l."""
+    L, D = module.num_layers, _D(module)
+    if L < 2 or D < 2:
+        raise NotApplicableError  # with one layer or one direction both orders are the same
+    order = [d * L + k for k in range(L) for d in range(D)]  # torch's row k * D + d is the student's row d * L + k
+    read = torch.tensor(order)
+    written = torch.tensor([order.index(row) for row in range(L * D)])
+    if hx is not None:
+        hx = tuple(part[read] for part in hx) if isinstance(hx, tuple) else hx[read]
+    output, final = module(input, hx)
+    return output, tuple(part[written] for part in final) if isinstance(final, tuple) else final[written]
+
+
+def _carried_up(module, input, hx, both):
+    """torch's stack run one layer at a time, each layer above 0 starting from the layer below's final state
+    (LSTM: both h and c, or h only when not `both`, c then from its own row)."""
+    L, D = module.num_layers, _D(module)
+    if L < 2:
+        raise NotApplicableError
+    lstm = module.mode == "LSTM"
+    if not both and hx is None:
+        raise NotApplicableError  # c from zeros either way: the same as carrying h only from zeros
+    layer_input, finals = input, []
+    state = layer_parts.rows(hx, slice(0, D))
+    for k in range(L):
+        part = layer_parts.layers(module, k, k + 1)
+        if k > 0:
+            own = layer_parts.rows(hx, slice(k * D, (k + 1) * D))
+            if lstm and not both:
+                state = (state[0], own[1] if own is not None else torch.zeros_like(state[1]))
+        layer_input, state = part(layer_input, state)
+        finals.append(state)
+    if lstm:
+        return layer_input, tuple(torch.cat([f[j] for f in finals]) for j in range(2))
+    return layer_input, torch.cat(finals)

@@ -134,6 +134,7 @@ def test_write_it_yourself_exercises_are_checked_as_before(key, sealed, capsys, 
         open_verdict = exercises.check_code(key, function)
         monkeypatch.setattr(exercises, "BY_KEY", {**BY_KEY, key: sealed[key]})
         without_expected = re.sub(r", expected -?[0-9.]+(?=\n|$)", "", open_verdict.line, flags=re.M)
+        without_expected = re.sub(r"; the expected [^;\n]*?\](?=;|\.)", "", without_expected)  # rows picked
         assert (bool(sealed_verdict), sealed_verdict.line) == (bool(open_verdict), without_expected)
     assert exercises.check_code(key, exercise.reference)
 

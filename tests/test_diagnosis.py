@@ -575,12 +575,16 @@ def test_fuzz_random_wrong_implementations_never_crash_diagnose(seed, capsys):
 
 
 def test_a_bug_outside_the_catalogue_gets_a_hint_and_the_term_by_term_checks(capsys):
-    """b_ih counted twice is no catalogued bug: the checks show that only the b_ih probe departs."""
+    """b_ih counted twice is no catalogued bug: the checks show that only the b_ih probe departs, and the hint says
+    to look at how b_ih enters."""
     module, x = make()
     verdict = diagnose(student((X_PART, "xi = layer_in[t] @ W_ih.T + 2 * b_ih")), module, x)
     text = capsys.readouterr().out
     assert not verdict and verdict.bug is None
-    assert "hint: the very first step already differs: check that step's equation term by term." in text
+    assert (
+        "hint: with only b_ih acting it departs, and every other term alone is right: check how b_ih enters your "
+        "formula (its shape, its sign, where it is added)." in text
+    )
     assert "checks: your input ✗ · nonzero h_0 ✗ · W_ih alone ✓ · W_hh alone ✓ · b_ih alone ✗ · b_hh alone ✓" in text
 
 

@@ -256,3 +256,16 @@ def test_a_packed_sequence_is_copied_whole():
 
     outcome = Sandbox().run(vandal, (packed,))
     assert torch.equal(packed.batch_sizes, sizes) and "`p.batch_sizes`" in outcome.changed[0]
+
+
+def test_one_thread_runs_a_check_on_one_thread_and_puts_the_callers_count_back():
+    """The checks' tiny layers run on one torch thread; the caller's number of threads is back after, error or not."""
+    from helpers.sandbox import one_thread
+
+    caller = torch.get_num_threads()
+    with one_thread():
+        assert torch.get_num_threads() == 1
+    assert torch.get_num_threads() == caller
+    with pytest.raises(ZeroDivisionError), one_thread():
+        raise ZeroDivisionError
+    assert torch.get_num_threads() == caller

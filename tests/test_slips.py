@@ -38,9 +38,11 @@ def test_no_slip_is_said_where_none_explains_the_shape(got, want):
     assert shape_slip(got, want) is None
 
 
-def stack(module, input, hx=None, weights=None, rows=None):
+def stack(module, input, hx=None, weights=None, rows=None, dropped=(), carried=False, direction_first=False):
     """A student's stacked (bidirectional) layer with torch's cells, rewired: `weights(layer, direction, kind)`
-    names the parameter used, `rows(layer, direction)` the row of hx a layer and direction start from."""
+    names the parameter used, `rows(layer, direction)` the row of hx a layer and direction start from;
+    `dropped` holds the (layer, direction, kind) of biases left out; `carried` starts each layer above 0
+    from the final state of the layer below; `direction_first` reads hx and writes h_n in rows d * L + l."""
     D = 2 if module.bidirectional else 1
     steps, batch, _ = input.shape
     layer_input, h_n = input, []
@@ -49,11 +51,13 @@ def stack(module, input, hx=None, weights=None, rows=None):
         for direction in range(D):
             own = lambda k, d, kind: f"{kind}_l{k}" + ("_reverse" if d else "")  # noqa: E731
             W_ih, W_hh, b_ih, b_hh = (
-                getattr(module, (weights or own)(layer, direction, kind))
+                0 if (layer, direction, kind) in dropped else getattr(module, (weights or own)(layer, direction, kind))
                 for kind in ("weight_ih", "weight_hh", "bias_ih", "bias_hh")
             )
-            row = (rows or (lambda k, d: k * D + d))(layer, direction)
+            row = (rows or (lambda k, d: d * module.num_layers + k if direction_first else k * D + d))(layer, direction)
             h = torch.zeros(batch, module.hidden_size) if hx is None else hx[row]
+            if carried and layer > 0:
+                h = h_n[(layer - 1) * D + direction]
             states = [None] * steps
             for t in reversed(range(steps)) if direction else range(steps):
                 h = torch.tanh(layer_input[t] @ W_ih.T + b_ih + h @ W_hh.T + b_hh)
@@ -61,6 +65,8 @@ def stack(module, input, hx=None, weights=None, rows=None):
             outputs.append(torch.stack(states))
             h_n.append(h)
         layer_input = torch.cat(outputs, dim=2)
+    if direction_first:
+        h_n = [h_n[k * D + d] for d in range(D) for k in range(module.num_layers)]
     return layer_input, torch.stack(h_n)
 
 
@@ -87,8 +93,38 @@ def test_the_rewired_stack_in_this_test_is_right_when_not_rewired():
             {"rows": lambda k, d: 2 if (k, d) == (1, 1) else k * 2 + d},
             "most likely: layer 1 backward starts from hx[2] instead of its own row hx[3]",
         ),
+        (
+            {"dropped": {(k, 1, "bias_hh") for k in range(5)}},
+            "most likely: the backward direction leaves out bias_hh (in every layer)",
+        ),
+        (
+            {"dropped": {(1, 0, "bias_ih")}},
+            "most likely: layer 1 forward leaves out `bias_ih_l1`",
+        ),
+        (
+            {"weights": lambda k, d, kind: f"{kind}_l{k}" + ("_reverse" if d and kind.startswith("weight") else "")},
+            "most likely: the backward direction computes with the forward direction's bias_ih and bias_hh in every "
+            "layer (`_reverse` left off)",
+        ),
+        (
+            {"carried": True},
+            "most likely: each layer above layer 0 starts from the final state of the layer below it, not from its own",
+        ),
+        (
+            {"direction_first": True},
+            "most likely: the rows of hx and of h_n counted direction first, d * num_layers + l",
+        ),
     ],
-    ids=["layer 0's weights everywhere", "rows l + d", "another layer's row"],
+    ids=[
+        "layer 0's weights everywhere",
+        "rows l + d",
+        "another layer's row",
+        "backward without b_hh",
+        "one bias left out",
+        "forward biases backward",
+        "state carried up",
+        "rows direction first",
+    ],
 )
 def test_diagnose_names_a_rewired_stack(rewired, said, capsys):
     torch.manual_seed(0)
@@ -123,3 +159,116 @@ def test_a_slip_that_cannot_happen_on_a_layer_says_so():
     rewired, hx = weights.rewire(module, None)
     assert hx is None and torch.equal(rewired.weight_hh_l1, module.weight_hh_l0)
     assert not torch.equal(module.weight_hh_l1, module.weight_hh_l0)  # the module itself is left as it was
+
+
+def gru(module, input, hx=None, blocks=(0, 1, 2), transpose_n=False):
+    """A student's one-layer GRU by hand: `blocks` says which block of b_ih each gate r, z, n reads (a mix-up when
+    not 0, 1, 2), `transpose_n` multiplies h by W_hn itself, not its transpose."""
+    H = module.hidden_size
+    W_ir, W_iz, W_in = module.weight_ih_l0.chunk(3)
+    W_hr, W_hz, W_hn = module.weight_hh_l0.chunk(3)
+    b_ih, (b_hr, b_hz, b_hn) = module.bias_ih_l0.chunk(3), module.bias_hh_l0.chunk(3)
+    b_ir, b_iz, b_in = (b_ih[k] for k in blocks)
+    h = torch.zeros(input.shape[1], H) if hx is None else hx[0]
+    outputs = []
+    for x_t in input:
+        r = torch.sigmoid(x_t @ W_ir.T + b_ir + h @ W_hr.T + b_hr)
+        z = torch.sigmoid(x_t @ W_iz.T + b_iz + h @ W_hz.T + b_hz)
+        n = torch.tanh(x_t @ W_in.T + b_in + r * (h @ (W_hn if transpose_n else W_hn.T) + b_hn))
+        h = (1 - z) * n + z * h
+        outputs.append(h)
+    return torch.stack(outputs), h[None]
+
+
+def lstm(module, input, hx=None, cell_from_h=False):
+    """A student's one-layer LSTM by hand; `cell_from_h` starts the cell state from h_0 instead of c_0."""
+    W_ii, W_if, W_ig, W_io = module.weight_ih_l0.chunk(4)
+    W_hi, W_hf, W_hg, W_ho = module.weight_hh_l0.chunk(4)
+    b = (module.bias_ih_l0 + module.bias_hh_l0).chunk(4)
+    h, c = (torch.zeros(input.shape[1], module.hidden_size),) * 2 if hx is None else (hx[0][0], hx[1][0])
+    if cell_from_h and hx is not None:
+        c = hx[0][0]
+    outputs = []
+    for x_t in input:
+        i = torch.sigmoid(x_t @ W_ii.T + h @ W_hi.T + b[0])
+        f = torch.sigmoid(x_t @ W_if.T + h @ W_hf.T + b[1])
+        g = torch.tanh(x_t @ W_ig.T + h @ W_hg.T + b[2])
+        o = torch.sigmoid(x_t @ W_io.T + h @ W_ho.T + b[3])
+        c = f * c + i * g
+        h = o * torch.tanh(c)
+        outputs.append(h)
+    return torch.stack(outputs), (h[None], c[None])
+
+
+def test_the_gated_layers_in_this_test_are_right_when_not_slipped():
+    torch.manual_seed(1)
+    input = torch.randn(5, 3, 3)
+    assert diagnose(gru, nn.GRU(3, 4), input, torch.randn(1, 3, 4))
+    assert diagnose(lstm, nn.LSTM(3, 4), input, (torch.randn(1, 3, 4), torch.randn(1, 3, 4)))
+
+
+@pytest.mark.parametrize(
+    "fn, module, said",
+    [
+        (
+            lambda m, x, hx=None: gru(m, x, hx, blocks=(1, 0, 2)),
+            nn.GRU(3, 4),
+            "most likely: the reset gate r and the update gate z exchanged in bias_ih: each computed with the other's "
+            "rows.",
+        ),
+        (
+            lambda m, x, hx=None: gru(m, x, hx, blocks=(0, 0, 2)),
+            nn.GRU(3, 4),
+            "most likely: the update gate z computed with the reset gate r's rows of bias_ih",
+        ),
+        (
+            lambda m, x, hx=None: gru(m, x, hx, transpose_n=True),
+            nn.GRU(3, 4),
+            "most likely: the candidate n's block of W_hh used without its transpose",
+        ),
+        (
+            lambda m, x, hx=None: lstm(m, x, hx, cell_from_h=True),
+            nn.LSTM(3, 4),
+            "most likely: the cell state starts from h_0 (hx[0]) instead of c_0 (hx[1]).",
+        ),
+    ],
+    ids=["r and z biases exchanged", "z with r's bias", "W_hn not transposed", "c_0 from h_0"],
+)
+def test_diagnose_names_a_gate_block_or_state_mixed_up(fn, module, said, capsys):
+    """Each gate's block of a parameter, and (LSTM) each part of hx, mixed up in a hand-written layer: named."""
+    torch.manual_seed(1)
+    for p in module.parameters():
+        torch.nn.init.normal_(p)
+    input = torch.randn(5, 3, 3)
+    hx = (torch.randn(1, 3, 4), torch.randn(1, 3, 4)) if isinstance(module, nn.LSTM) else torch.randn(1, 3, 4)
+    assert not diagnose(fn, module, input, hx)
+    assert said in capsys.readouterr().out
+
+
+NAMES = ("seq_len", "batch", "num_directions*hidden_size")
+
+
+@pytest.mark.parametrize(
+    "got, want, sizes, said",
+    [
+        ((3, 2, 4), (4, 2, 4), {"seq_len": 4, "batch": 2}, "dimension 0 (seq_len) is one short ((3, 2, 4) where"),
+        ((5, 2, 4), (4, 2, 4), {"seq_len": 4, "batch": 2}, "dimension 0 (seq_len) has one too many"),
+        (
+            (4, 4, 1),
+            (4, 1, 1),
+            {"seq_len": 4, "batch": 1, "hidden_size": 1},
+            "dimension 1 is 4, the seq_len, where the batch (1) belongs: a size read from the wrong dimension",
+        ),
+        (
+            (3, 1, 1),
+            (4, 1, 1),
+            {"seq_len": 4, "batch": 1, "input_size": 3},
+            "dimension 0 (seq_len) is one short ((3, 1, 1) where (4, 1, 1) is expected): a loop over range(n - 1), "
+            "or a slice such as [:-1] or [1:], stops one step early; or dimension 0 is 3, the input_size, where",
+        ),
+    ],
+    ids=["one step short", "one step over", "the seq_len for the batch", "one short or the input_size"],
+)
+def test_a_size_from_another_dimension_or_one_off_is_said_with_the_dimensions_names(got, want, sizes, said):
+    assert shape_slip(got, want, NAMES, sizes).startswith(said)
+    assert shape_slip(got, want) is None or "the seq_len" not in shape_slip(got, want)  # no names: no such claim
