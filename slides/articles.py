@@ -51,18 +51,29 @@ PDF_OPTIONS = {
 }
 
 
-def smallest_code_pt(pdf):
-    """The smallest size (pt, as printed) of text set in a monospace font anywhere in a PDF; None without any."""
-    sizes = []
+def code_sizes(sizes):
+    """A visitor_text for pypdf (or handouts.text_and_untagged's `also`) that appends to `sizes` the size (pt, as
+    printed) of each piece of text set in a monospace font."""
 
     def visit(text, cm, tm, font, size):
         name = str((font or {}).get("/BaseFont", ""))
         if text.strip() and "Mono" in name:
             sizes.append(size * abs(tm[3]) * abs(cm[3]))
 
-    for page in PdfReader(pdf).pages:
-        page.extract_text(visitor_text=visit)
+    return visit
+
+
+def smallest(sizes):
+    """The smallest of code_sizes' sizes, rounded; None without any."""
     return round(min(sizes), 2) if sizes else None
+
+
+def smallest_code_pt(pdf):
+    """The smallest size (pt, as printed) of text set in a monospace font anywhere in a PDF; None without any."""
+    sizes = []
+    for page in PdfReader(pdf).pages:
+        page.extract_text(visitor_text=code_sizes(sizes))
+    return smallest(sizes)
 
 
 async def print_article(context, html, pdf):
@@ -83,23 +94,29 @@ async def print_article(context, html, pdf):
         printing.write_bytes(await page.pdf(**PDF_OPTIONS))
     finally:
         await page.close()
-    check_article(printing, title, formulas)
+    pages, code_pt = check_article(printing, title, formulas)
     printing.replace(pdf)
+    return pages, code_pt
 
 
 def check_article(pdf, title, formulas):
-    """Raise RuntimeError unless `pdf` has its maths, each formula named, all text tagged, its title, code at CODE_PT."""
+    """Raise RuntimeError unless `pdf` has its maths, each formula named, all text tagged, its title, code at CODE_PT.
+
+    Returns its number of pages and its smallest code size (pt). Its text is read in one pass per page."""
     reader = PdfReader(pdf)
     if formulas and not any(handouts.type3_fonts(sheet) for sheet in reader.pages):
         raise RuntimeError("printed without its maths")
-    if unnamed := handouts.unnamed_formulas(pdf, formulas):
+    if unnamed := handouts.unnamed_formulas(reader, formulas):
         raise RuntimeError(f"formulas without a /Figure whose /Alt is their TeX: {unnamed}")
-    if untagged := [number for number, sheet in enumerate(reader.pages, 1) if handouts.untagged_text(sheet)]:
+    sizes = []
+    outside = [handouts.text_and_untagged(sheet, code_sizes(sizes))[1] for sheet in reader.pages]
+    if untagged := [number for number, found in enumerate(outside, 1) if found]:
         raise RuntimeError(f"text outside its tags on pages {untagged}")
     if (reader.metadata or {}).get("/Title") != title:
         raise RuntimeError(f"titled {(reader.metadata or {}).get('/Title')!r}, not {title!r}")
-    if (smallest := smallest_code_pt(pdf)) is None or smallest < CODE_PT:
-        raise RuntimeError(f"code printed at {smallest} pt, under {CODE_PT} pt")
+    if (code_pt := smallest(sizes)) is None or code_pt < CODE_PT:
+        raise RuntimeError(f"code printed at {code_pt} pt, under {CODE_PT} pt")
+    return len(reader.pages), code_pt
 
 
 async def print_articles(pages, out):
@@ -124,7 +141,7 @@ async def print_articles(pages, out):
                     await context.route("**/*", handouts.offline)
                     for attempt in range(1, handouts.ATTEMPTS + 1):
                         try:
-                            await print_article(context, html, pdf)
+                            pages, code_pt = await print_article(context, html, pdf)
                             break
                         except (RuntimeError, PlaywrightError) as error:
                             print(f"{pdf.name}: {error} (load {attempt} of {handouts.ATTEMPTS})", file=sys.stderr)
@@ -132,9 +149,7 @@ async def print_articles(pages, out):
                                 raise
                 finally:
                     await context.close()
-                print(
-                    f"{pdf}: {handouts.pages(pdf)} pages, code at {smallest_code_pt(pdf)} pt ({time.monotonic() - began:.1f} s)"
-                )
+                print(f"{pdf}: {pages} pages, code at {code_pt} pt ({time.monotonic() - began:.1f} s)")
 
         await asyncio.gather(*(one(html) for html in stale))
         await browser.close()

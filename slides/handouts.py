@@ -225,8 +225,8 @@ AX_SETTLE_MS = 500  # after naming the formulas, before printing: see print_page
 
 
 def pages(pdf):
-    """The number of pages of a PDF file."""
-    return len(PdfReader(pdf).pages)
+    """The number of pages of a PDF (a path or a PdfReader)."""
+    return len(reader_of(pdf).pages)
 
 
 def type3_fonts(page):
@@ -235,8 +235,10 @@ def type3_fonts(page):
     return sum(font.get_object().get("/Subtype") == "/Type3" for font in fonts.values())
 
 
-def untagged_text(page):
-    """The text a PDF page draws outside marked content: in a tagged PDF, text no screen reader reads."""
+def text_and_untagged(page, also=None):
+    """A PDF page's text (pypdf's extract_text) and the text it draws outside marked content (in a tagged
+    PDF, text no screen reader reads), from one pass over its content stream; also(chunk, cm, tm, font,
+    size), when given, sees every piece of text of that pass too (slides/articles.py's code sizes)."""
     depth, found = [0], []
 
     def operator(op, args, cm, tm):
@@ -248,9 +250,20 @@ def untagged_text(page):
     def text(chunk, cm, tm, font, size):
         if not depth[0] and chunk.strip():
             found.append(chunk.strip())
+        if also is not None:
+            also(chunk, cm, tm, font, size)
 
-    page.extract_text(visitor_operand_before=operator, visitor_text=text)
-    return found
+    return page.extract_text(visitor_operand_before=operator, visitor_text=text), found
+
+
+def untagged_text(page):
+    """The text a PDF page draws outside marked content: in a tagged PDF, text no screen reader reads."""
+    return text_and_untagged(page)[1]
+
+
+def reader_of(pdf):
+    """pdf itself if it is a pypdf PdfReader already, else a PdfReader of the file."""
+    return pdf if isinstance(pdf, PdfReader) else PdfReader(pdf)
 
 
 def structure(reader):
@@ -270,23 +283,26 @@ def structure(reader):
     return found
 
 
-def unnamed_formulas(pdf, formulas):
-    """Those of `formulas` (TeX, white space collapsed) that a PDF lacks as a /Figure with that /Alt."""
-    elements = structure(PdfReader(pdf))
+def unnamed_formulas(pdf, formulas, elements=None):
+    """Those of `formulas` (TeX, white space collapsed) that a PDF (a path or a PdfReader) lacks as a /Figure
+    with that /Alt; elements: its structure(), when already read."""
+    elements = structure(reader_of(pdf)) if elements is None else elements
     alts = [" ".join(str(element.get("/Alt", "")).split()) for element in elements if element["/S"] == "/Figure"]
     return sorted((Counter(formulas) - Counter(alts)).elements())
 
 
-def blank_pages(pdf):
-    """The 1-based numbers of the pages of a PDF that show no text and no image.
+def blank_pages(pdf, texts=None):
+    """The 1-based numbers of the pages of a PDF (a path or a PdfReader) that show no text and no image.
 
     A page's text is what pypdf extracts from its content stream (ignoring white space); its
     images are the image XObjects it draws, including those inside form XObjects. Lines and
     filled shapes alone (a background colour) do not count: such a page shows nothing to read.
+    texts: each page's extracted text, when already read.
     """
     blank = []
-    for number, page in enumerate(PdfReader(pdf).pages, start=1):
-        if not page.extract_text().strip() and not page.images:
+    sheets = reader_of(pdf).pages
+    for number, (page, text) in enumerate(zip(sheets, texts or [None] * len(sheets), strict=True), start=1):
+        if not (page.extract_text() if text is None else text).strip() and not page.images:
             blank.append(number)
     return blank
 
@@ -301,17 +317,17 @@ async def print_deck(context, deck, out):
     """
     name = deck.name.removesuffix(".slides.html")
     notes_pdf, slides_pdf = out / f"{name}-notes.pdf", out / f"{name}.pdf"
-    is_notes = await printed(context, deck, "?print-pdf&showNotes=separate-page", notes_pdf)
-    slides = await printed(context, deck, "?print-pdf", slides_pdf)
+    is_notes, notes_texts = await printed(context, deck, "?print-pdf&showNotes=separate-page", notes_pdf)
+    slides, slides_texts = await printed(context, deck, "?print-pdf", slides_pdf)
     if len(slides) != is_notes.count(False):
         raise RuntimeError(f"{deck.name} laid out {len(slides)} slides alone, {is_notes.count(False)} with notes")
     # The two loads printed the same slides (a slide once lost two sliders' labels in one of them).
-    with_notes = [page for page, notes in zip(PdfReader(notes_pdf).pages, is_notes) if not notes]
-    pairs = zip(with_notes, PdfReader(slides_pdf).pages)
+    with_notes = [text for text, notes in zip(notes_texts, is_notes) if not notes]
+    pairs = zip(with_notes, slides_texts)
     differ = {
         number: (one, other)
         for number, pair in enumerate(pairs, 1)
-        if (one := WORD.findall(pair[0].extract_text())) != (other := WORD.findall(pair[1].extract_text()))
+        if (one := WORD.findall(pair[0])) != (other := WORD.findall(pair[1]))
     }
     if differ:
         number, (one, other) = next(iter(differ.items()))
@@ -338,7 +354,7 @@ async def printed(context, deck, query, pdf):
 async def print_page(context, deck, query, pdf):
     """Load `deck` with `query` in print mode, make it taggable, print it to `pdf`, check the PDF.
 
-    Returns, for each printed page, whether it is a notes page. Raises RuntimeError when the PDF
+    Returns, for each printed page, whether it is a notes page, and each page's text. Raises RuntimeError when the PDF
     is not what reveal.js laid out: pages missing, a page with maths printed without it, a formula
     left empty or hidden or not a /Figure named by its TeX, text outside the tags, a wrong title.
     """
@@ -372,15 +388,16 @@ async def print_page(context, deck, query, pdf):
     lost = [number for number, (sheet, has) in enumerate(zip(reader.pages, maths), 1) if has and not type3_fonts(sheet)]
     if lost:
         raise RuntimeError(f"pages {lost} printed without their maths")
-    if unnamed := unnamed_formulas(pdf, formulas):
+    if unnamed := unnamed_formulas(reader, formulas):
         raise RuntimeError(f"formulas without a /Figure whose /Alt is their TeX: {unnamed}")
     # Maths that MathJax typeset again after LABEL_MATHS_JS is aria-hidden glyphs again, which
     # Chromium leaves out of the tags: a screen reader would skip it.
-    if untagged := [number for number, sheet in enumerate(reader.pages, 1) if untagged_text(sheet)]:
+    texts, outside = zip(*(text_and_untagged(sheet) for sheet in reader.pages)) if reader.pages else ((), ())
+    if untagged := [number for number, found in enumerate(outside, 1) if found]:
         raise RuntimeError(f"text outside its tags on pages {untagged}")
     if (reader.metadata or {}).get("/Title") != title:
         raise RuntimeError(f"titled {(reader.metadata or {}).get('/Title')!r}, not {title!r}")
-    return is_notes
+    return is_notes, list(texts)
 
 
 async def print_decks(decks, out):

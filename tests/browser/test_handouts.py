@@ -18,6 +18,7 @@ that shows only an image.
 """
 
 import base64
+import functools
 import json
 import re
 import zlib
@@ -25,7 +26,7 @@ from concurrent.futures import ThreadPoolExecutor
 from html.parser import HTMLParser
 from pathlib import Path
 
-import handouts  # slides/handouts.py: pages, blank_pages, type3_fonts, untagged_text, structure, unnamed_formulas
+import handouts  # slides/handouts.py: pages, blank_pages, type3_fonts, text_and_untagged, structure, unnamed_formulas
 import pytest
 from measure import CHROMIUM, CHROMIUM_FLAGS  # slides/measure.py (pyproject.toml's pythonpath puts slides/ on the path)
 from pypdf import PdfReader, PdfWriter
@@ -136,6 +137,37 @@ def outline_titles(reader):
     return list(flat(reader.outline))
 
 
+class Printed:
+    """A PDF as pypdf reads it, parsed once per worker (a lesson's tests run on one worker: conftest.py's
+    groups): its reader, each page's text, the text drawn outside marked content and the smallest
+    monospace text in pt (slides/handouts.py's text_and_untagged with slides/articles.py's code_sizes,
+    one pass per page), and its structure tree's elements."""
+
+    def __init__(self, pdf):
+        import articles  # slides/articles.py
+
+        self.reader = PdfReader(pdf)
+        sizes = []
+        pages = [handouts.text_and_untagged(page, articles.code_sizes(sizes)) for page in self.reader.pages]
+        self.texts = [text for text, _ in pages]
+        self.untagged = {number: found for number, (_, found) in enumerate(pages, 1) if found}
+        self.smallest_code_pt = articles.smallest(sizes)
+
+    @functools.cached_property
+    def structure(self):
+        return handouts.structure(self.reader)
+
+
+@functools.cache
+def _printed(pdf, mtime_ns):
+    return Printed(pdf)
+
+
+def printed(pdf):
+    """Printed(pdf), read again when the file changed."""
+    return _printed(pdf, pdf.stat().st_mtime_ns)
+
+
 def pdfs(notebook):
     """The two PDFs of a lesson; fails when `make handouts` has not printed them from its current deck."""
     deck = SLIDES / f"{notebook.stem}.slides.html"
@@ -162,17 +194,18 @@ def test_the_handout_has_one_page_per_slide_and_no_blank_page(notebook, script):
     slides_pdf, _ = pdfs(notebook)
     count = script("slides/build.py").slide_count(json.loads(notebook.read_text()))
     assert len(SlideNotes((SLIDES / f"{notebook.stem}.slides.html").read_text()).notes) == count
-    assert handouts.pages(slides_pdf) == count, f"{slides_pdf.name}: {handouts.pages(slides_pdf)} pages, {count} slides"
-    assert handouts.blank_pages(slides_pdf) == [], f"{slides_pdf.name} has blank pages"
-    first_page = " ".join(PdfReader(slides_pdf).pages[0].extract_text().split())
+    read = printed(slides_pdf)
+    assert handouts.pages(read.reader) == count, (
+        f"{slides_pdf.name}: {handouts.pages(read.reader)} pages, {count} slides"
+    )
+    assert handouts.blank_pages(read.reader, read.texts) == [], f"{slides_pdf.name} has blank pages"
+    first_page = " ".join(read.texts[0].split())
     # The licence line; a PDF's text gives link texts ("CC BY 4.0", "MIT") apart from the line around them.
     assert "The RNNs by hand authors. Text, figures, slides and handouts:" in first_page, "page 1 lacks the licence"
     assert "CC BY 4.0" in first_page and "MIT" in first_page, "page 1 lacks the licences' names"
     maths = SlideNotes((SLIDES / f"{notebook.stem}.slides.html").read_text()).maths
     untypeset = [
-        n
-        for n, (page, tex) in enumerate(zip(PdfReader(slides_pdf).pages, maths), 1)
-        if tex and not handouts.type3_fonts(page)
+        n for n, (page, tex) in enumerate(zip(read.reader.pages, maths), 1) if tex and not handouts.type3_fonts(page)
     ]
     assert not untypeset, f"{slides_pdf.name}: slides with maths printed without MathJax's fonts: {untypeset}"
 
@@ -183,16 +216,17 @@ def test_the_handout_with_notes_puts_each_slides_notes_on_the_page_after_it(note
     slides_pdf, notes_pdf = pdfs(notebook)
     notes = SlideNotes((SLIDES / f"{notebook.stem}.slides.html").read_text()).notes
     with_notes = [text for text in notes if text.strip()]
-    assert handouts.pages(notes_pdf) == len(notes) + len(with_notes)
-    assert handouts.blank_pages(notes_pdf) == [], f"{notes_pdf.name} has blank pages"
-    slide_pages = [page.extract_text() for page in PdfReader(slides_pdf).pages]
-    printed = iter(page.extract_text() for page in PdfReader(notes_pdf).pages)
+    read = printed(notes_pdf)
+    assert handouts.pages(read.reader) == len(notes) + len(with_notes)
+    assert handouts.blank_pages(read.reader, read.texts) == [], f"{notes_pdf.name} has blank pages"
+    slide_pages = printed(slides_pdf).texts
+    pages = iter(read.texts)
     for number, (text, slide_text) in enumerate(zip(notes, slide_pages, strict=True), start=1):
-        assert words(next(printed)) == words(slide_text), (
+        assert words(next(pages)) == words(slide_text), (
             f"page {number} of {slides_pdf.name} is not the slide before its notes"
         )
         if text.strip():
-            page = set(words(next(printed)))
+            page = set(words(next(pages)))
             start = words(TEX.sub(" ", text))[:10]
             found = [word for word in start if word in page]
             assert len(found) >= 0.7 * len(start), f"slide {number}: its notes page lacks {start}: {sorted(page)[:40]}"
@@ -205,7 +239,8 @@ def test_the_handouts_are_tagged_with_an_outline_a_language_and_a_title(notebook
     deck = Headings((SLIDES / f"{notebook.stem}.slides.html").read_text())
     title = deck.headings[0][0]
     for pdf in pdfs(notebook):
-        reader = PdfReader(pdf)
+        read = printed(pdf)
+        reader = read.reader
         root = reader.trailer["/Root"]
         headings = [text for text, in_notes in deck.headings if pdf.name.endswith("-notes.pdf") or not in_notes]
         assert "/StructTreeRoot" in root and root["/StructTreeRoot"].get("/K"), f"{pdf.name} is not tagged"
@@ -213,7 +248,7 @@ def test_the_handouts_are_tagged_with_an_outline_a_language_and_a_title(notebook
             f"{pdf.name}: /MarkInfo /Marked is not true"
         )
         assert str(root.get("/Lang", "")).startswith("en"), f"{pdf.name}: /Lang is {root.get('/Lang')!r}"
-        elements = handouts.structure(reader)
+        elements = read.structure
         tagged = [element for element in elements if re.fullmatch(r"/H[1-6]", element["/S"])]
         # reveal.js hides every slide but the first from the accessibility tree unless print_deck unhides them.
         assert len(tagged) == len(headings), f"{pdf.name}: {len(tagged)} heading elements, {len(headings)} headings"
@@ -222,14 +257,12 @@ def test_the_handouts_are_tagged_with_an_outline_a_language_and_a_title(notebook
         assert len(bookmarks) == len(headings) and all(
             in_order(words(TEX.sub(" ", text)), words(bookmark)) for text, bookmark in zip(headings, bookmarks)
         ), f"{pdf.name}: bookmarks {bookmarks}, headings {headings}"
-        untagged = {
-            number: text for number, page in enumerate(reader.pages, 1) if (text := handouts.untagged_text(page))
-        }
+        untagged = read.untagged
         assert not untagged, f"{pdf.name}: text outside the tags (a screen reader skips it): {untagged}"
-        missing = handouts.unnamed_formulas(pdf, deck.formulas)
+        missing = handouts.unnamed_formulas(reader, deck.formulas, elements)
         assert not missing, f"{pdf.name}: formulas without a /Figure whose /Alt is their TeX: {missing}"
         assert title and reader.metadata.title == title, f"{pdf.name}: /Title {reader.metadata.title!r}, h1 {title!r}"
-        first_page = " ".join(reader.pages[0].extract_text().split())
+        first_page = " ".join(read.texts[0].split())
         assert title in first_page, f"{pdf.name}: page 1 does not show the title {title!r}: {first_page[:200]!r}"
 
 
@@ -298,27 +331,28 @@ def test_the_article_is_the_whole_notebook_on_a4_tagged_with_code_at_9pt_or_more
     pdf = HANDOUTS / f"{notebook.stem}-article.pdf"
     assert pdf.exists(), f"no {pdf.relative_to(ROOT)}: `make test-browser` runs `make handouts` first"
     assert pdf.stat().st_mtime >= page.stat().st_mtime, f"{pdf.name} is older than {page.name}"
-    reader = PdfReader(pdf)
+    read = printed(pdf)
+    reader = read.reader
     width, height = (float(value) for value in reader.pages[0].mediabox[2:])
     assert abs(width - 595.3) < 1.5 and abs(height - 841.9) < 1.5, f"{pdf.name} is {width}x{height} pt, not A4"
     cells = json.loads(notebook.read_text())["cells"]
     markdown = "\n".join("".join(cell["source"]) for cell in cells if cell["cell_type"] == "markdown")
     headings = [line for line in markdown.splitlines() if re.match(r"#{1,6} ", line)]
-    tagged = [element for element in handouts.structure(reader) if re.fullmatch(r"/H[1-6]", element["/S"])]
+    tagged = [element for element in read.structure if re.fullmatch(r"/H[1-6]", element["/S"])]
     assert len(tagged) >= len(headings), f"{pdf.name}: {len(tagged)} heading elements, {len(headings)} headings"
-    assert not [n for n, sheet in enumerate(reader.pages, 1) if handouts.untagged_text(sheet)], pdf.name
+    assert not read.untagged, pdf.name
     formulas = [
         " ".join(tex.split())
         for tex in re.findall(r"\$\$(.+?)\$\$|(?<!\$)\$([^$\n]+)\$", markdown)
         for tex in tex
         if tex
     ]
-    figures = [element for element in handouts.structure(reader) if element["/S"] == "/Figure" and "/Alt" in element]
+    figures = [element for element in read.structure if element["/S"] == "/Figure" and "/Alt" in element]
     assert len(figures) >= len(formulas) * 0.9, f"{pdf.name}: {len(figures)} named figures for {len(formulas)} formulas"
     title = re.sub(r"^#\s+", "", headings[0]).strip()
     assert reader.metadata.title == title, f"{pdf.name}: /Title {reader.metadata.title!r}, not {title!r}"
-    assert articles.smallest_code_pt(pdf) >= articles.CODE_PT, (
-        f"{pdf.name}: code at {articles.smallest_code_pt(pdf)} pt"
+    assert read.smallest_code_pt is not None and read.smallest_code_pt >= articles.CODE_PT, (
+        f"{pdf.name}: code at {read.smallest_code_pt} pt"
     )
     assert (SLIDES / "handouts" / pdf.name).read_bytes() == pdf.read_bytes(), "no copy beside the decks"
     assert f'href="handouts/{pdf.name}"' in (SLIDES / "index.html").read_text(), "the index does not link it"
