@@ -2,7 +2,8 @@
 
 A student's step that equals the reference computed with one argument misused, on every case, has
 that slip: an argument used where another belongs, two exchanged, one transposed, its sign flipped,
-counted twice or left out. helpers.exercises tries these after the exercise's own listed mistakes
+counted twice or left out; or, in an LSTM or GRU step, its weights' gate blocks mixed up
+(helpers.gate_blocks: two gates' rows exchanged, a gate given another's). helpers.exercises tries these after the exercise's own listed mistakes
 (which come first, so a listed wording wins), and a course release seals them like those. A slip
 that gives all zeros on every case is left out: any function returning zeros would match it.
 """
@@ -12,6 +13,7 @@ from itertools import permutations
 
 import torch
 
+from helpers import gate_blocks
 from helpers.exercise_types import CodeMistake
 
 
@@ -64,7 +66,50 @@ def argument_mistakes(exercise):
             ),
         ]
     cases = exercise.cases() if exercise.cases is not None else []
+    found += _gate_mixups(reference, names, cases)
     return tuple(mistake for mistake in found if _tells_something(mistake, cases))
+
+
+def _gate_mixups(reference, names, cases):
+    """The gate-block mix-ups (helpers.gate_blocks) of a step whose arguments W_ih, W_hh (b_ih, b_hh) stack an LSTM's
+    4 or a GRU's 3 gates, as the first case's W_hh shows; none for another step."""
+    if "W_hh" not in names or not cases:
+        return []
+    W_hh = cases[0][1][names.index("W_hh")]
+    if (
+        not isinstance(W_hh, torch.Tensor)
+        or W_hh.dim() != 2
+        or W_hh.shape[0] not in (3 * W_hh.shape[1], 4 * W_hh.shape[1])
+    ):
+        return []
+    gates = W_hh.shape[0] // W_hh.shape[1]
+    mode = "LSTM" if gates == 4 else "GRU"
+    where = {kind: names.index(kind) for kind in gate_blocks.KINDS if kind in names}
+    return [
+        CodeMistake(mixup.title, mixup.fix, _mixed(reference, where, mixup, gates))
+        for mixup in gate_blocks.mixups(mode)
+        if any(kind in where for kind in mixup.kinds)
+    ]
+
+
+def _mixed(reference, where, mixup, gates):
+    """reference(*args) with the gate blocks of the arguments at `where` ({kind: position}) mixed up by `mixup`."""
+
+    def function(*args):
+        new = list(args)
+        for kind in mixup.kinds:
+            if kind not in where:
+                continue
+            value = args[where[kind]]
+            if not isinstance(value, torch.Tensor) or not value.is_floating_point():
+                raise NotApplicableError
+            mixed = gate_blocks.mixed(value, kind, mixup, gates)
+            if mixed is None:
+                raise NotApplicableError
+            new[where[kind]] = mixed
+        return reference(*new)
+
+    return function
 
 
 def _tells_something(mistake, cases):

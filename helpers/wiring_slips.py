@@ -21,12 +21,12 @@ helpers.layer_parts), so no engine of ours is involved.
 
 import copy
 from dataclasses import dataclass
-from itertools import combinations, permutations
+from itertools import permutations
 
 import torch
 
-from helpers import layer_parts
-from helpers.gates import NAMES, ORDER
+from helpers import gate_blocks, layer_parts
+from helpers.gates import ORDER
 
 KINDS = ("weight_ih", "weight_hh", "bias_ih", "bias_hh")
 # Parameters students take together: (what they are called, the kinds).
@@ -35,13 +35,8 @@ GROUPS = {
     "both weights": ("weight_ih", "weight_hh"),
     "weights and biases": KINDS,
 }
-# The parameters whose gate blocks a slip mixes: each kind alone, the pair that acts on x_t or on h, all four.
-BLOCK_GROUPS = {
-    **{kind: (kind,) for kind in KINDS},
-    "W_ih and b_ih": ("weight_ih", "bias_ih"),
-    "W_hh and b_hh": ("weight_hh", "bias_hh"),
-    "every weight and bias": KINDS,
-}
+# A layer's parameter names, and the names the equations (and helpers.gate_blocks) give them.
+STEP_NAMES = {"weight_ih": "W_ih", "weight_hh": "W_hh", "bias_ih": "b_ih", "bias_hh": "b_hh"}
 
 
 class NotApplicableError(Exception):
@@ -187,48 +182,9 @@ def _left_out(module):
 
 
 def _blocks(module):
-    """(LSTM, GRU) gate blocks of rows exchanged, one gate given another's rows, or a W_hh block not transposed."""
-    order = ORDER.get(module.mode)
-    if order is None:
-        return []
-    found = []
-    fix = (
-        f"torch keeps the gates' rows in the order {', '.join(order)}: "
-        f"{', '.join(f'{kind}.chunk({len(order)})' for kind in ('W_ih', 'W_hh', 'b_ih', 'b_hh'))} "
-        f"give {', '.join(order)} in that order, each gate its own block"
-    )
-    for group, kinds in BLOCK_GROUPS.items():
-        kinds = tuple(kind for kind in kinds if module.bias or kind.startswith("weight"))
-        if not kinds:
-            continue
-        for a, b in combinations(range(len(order)), 2):
-            found.append(
-                WiringSlip(
-                    f"{NAMES[order[a]]} and {NAMES[order[b]]} exchanged in {group}: each computed with the "
-                    "other's rows",
-                    fix,
-                    _blocks_moved(kinds, {a: b, b: a}),
-                )
-            )
-        for a, b in permutations(range(len(order)), 2):
-            found.append(
-                WiringSlip(
-                    f"{NAMES[order[a]]} computed with {NAMES[order[b]]}'s rows of {group} (a block copied "
-                    "from the gate beside it)",
-                    fix,
-                    _blocks_moved(kinds, {a: b}),
-                )
-            )
-    for a in range(len(order)):
-        found.append(
-            WiringSlip(
-                f"{NAMES[order[a]]}'s block of W_hh used without its transpose: h_prev @ W_h{order[a]} where "
-                f"h_prev @ W_h{order[a]}.T belongs (the block is square, so the shapes fit)",
-                f"multiply by the transpose of each block, h_prev @ W_h{order[a]}.T, as with the whole h_prev @ W_hh.T",
-                _block_transposed(a),
-            )
-        )
-    return found
+    """(LSTM, GRU) gate blocks of rows exchanged, one gate given another's rows, or a W_hh block not transposed
+    (helpers.gate_blocks), in every layer and direction."""
+    return [WiringSlip(mixup.title, mixup.fix, _blocks_mixed(mixup)) for mixup in gate_blocks.mixups(module.mode)]
 
 
 def _state_rows(module):
@@ -363,41 +319,25 @@ def _zeroed(kinds, places_of):
     return rewire
 
 
-def _blocks_moved(kinds, moves):
-    """A rewiring in which, for every parameter of `kinds`, gate block `target` gets block `source`'s rows."""
+def _blocks_mixed(mixup):
+    """A rewiring with the gate blocks of every layer's and direction's parameters mixed up as `mixup` says."""
 
     def rewire(module, hx):
         changed = copy.deepcopy(module)
         G = len(ORDER[module.mode])
+        applied = False
         with torch.no_grad():
             for name, param in module.named_parameters():
-                if not name.startswith(kinds) or param.shape[0] % G:
+                kind = STEP_NAMES.get(name.split("_l")[0])
+                if kind is None or kind not in mixup.kinds:
                     continue
-                blocks = param.chunk(G)
-                new = getattr(changed, name)
-                size = param.shape[0] // G
-                for target, source in moves.items():
-                    new[target * size : (target + 1) * size] = blocks[source]
-        return changed, hx
-
-    return rewire
-
-
-def _block_transposed(block):
-    """A rewiring with gate block `block` of every W_hh transposed (only where the block is square)."""
-
-    def rewire(module, hx):
-        changed = copy.deepcopy(module)
-        G = len(ORDER[module.mode])
-        with torch.no_grad():
-            for name, param in module.named_parameters():
-                if not name.startswith("weight_hh"):
-                    continue
-                size = param.shape[0] // G
-                if param.shape[1] != size:
+                new = gate_blocks.mixed(param, kind, mixup, G)
+                if new is None:
                     raise NotApplicableError
-                rows = slice(block * size, (block + 1) * size)
-                getattr(changed, name)[rows] = param[rows].T
+                getattr(changed, name).copy_(new)
+                applied = True
+        if not applied:
+            raise NotApplicableError  # bias=False: no bias to mix
         return changed, hx
 
     return rewire

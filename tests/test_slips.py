@@ -213,13 +213,13 @@ def test_the_gated_layers_in_this_test_are_right_when_not_slipped():
         (
             lambda m, x, hx=None: gru(m, x, hx, blocks=(1, 0, 2)),
             nn.GRU(3, 4),
-            "most likely: the reset gate r and the update gate z exchanged in bias_ih: each computed with the other's "
+            "most likely: the reset gate r and the update gate z exchanged in the bias b_ih: each computed with the other's "
             "rows.",
         ),
         (
             lambda m, x, hx=None: gru(m, x, hx, blocks=(0, 0, 2)),
             nn.GRU(3, 4),
-            "most likely: the update gate z computed with the reset gate r's rows of bias_ih",
+            "most likely: the update gate z computed with the reset gate r's rows of the bias b_ih",
         ),
         (
             lambda m, x, hx=None: gru(m, x, hx, transpose_n=True),
