@@ -921,6 +921,16 @@ def _rearranged(outcome, expected, probe):
                     f"{name} holds torch's final states in other rows ({order}): torch orders them by layer, then "
                     f"direction, row = layer * {D} + direction."
                 )
+            if None not in rows:  # every row is one of torch's, some twice: the others are missing
+                twice = sorted({s for s in rows if rows.count(s) > 1})
+                missing = [s for s in range(len(want)) if s not in rows]
+                copies = ", ".join(f"row {r} holds torch's row {s}" for r, s in enumerate(rows) if r != s)
+                return (
+                    f"{name} holds torch's row{'s' * (len(twice) > 1)} {_listed([str(s) for s in twice])} more than "
+                    f"once ({copies}) and never its row{'s' * (len(missing) > 1)} "
+                    f"{_listed([str(s) for s in missing])}: each layer and direction has its own final state, at row "
+                    f"layer * {2 if probe.module.bidirectional else 1} + direction."
+                )
         if torch.allclose(got.flatten().sort().values, want.flatten().sort().values, rtol=RTOL, atol=ATOL):
             return (
                 f"{name} holds torch's numbers, in other places: a .view() or .reshape() where a .transpose() or "

@@ -363,3 +363,18 @@ def test_the_larger_layers_of_an_lstm_with_projections_have_projections_too():
     for probe in probes:
         assert 0 < probe.module.proj_size < probe.module.hidden_size
         assert probe.module(probe.input, probe.hx)[0].shape[-1] == probe.module.proj_size
+
+
+def test_a_final_state_row_returned_twice_is_said_with_the_row_it_leaves_out(capsys):
+    """c_n's backward row a copy of the forward row: the hint says which of torch's rows is there twice, which never."""
+
+    def twice(module, input, hx=None):
+        output, (h_n, c_n) = module(input, hx)
+        return output, (h_n, c_n[[0, 0]])
+
+    torch.manual_seed(0)
+    assert not diagnose(twice, nn.LSTM(3, 4, bidirectional=True), torch.randn(5, 3, 3))
+    assert (
+        "hint: c_n holds torch's row 0 more than once (row 1 holds torch's row 0) and never its row 1: each layer "
+        "and direction has its own final state, at row layer * 2 + direction." in capsys.readouterr().out
+    )
