@@ -120,29 +120,42 @@ PROBLEMS_JS = """([body, code, least]) => {
 }"""
 
 
-def measure(page, deck, shots=None):
-    """[(h, v, title, problems)] for each slide of `deck` (a path), in order; screenshots into `shots`."""
+def open_deck(page, deck):
+    """Open `deck` (a path) in `page` and wait until reveal.js, MathJax and the fonts are ready; the deck must be at scale 1."""
     page.goto(Path(deck).resolve().as_uri())
     page.wait_for_function("() => window.Reveal && Reveal.isReady()")
     page.evaluate("() => new Promise(done => MathJax.Hub.Queue(() => done(true)))")
     page.evaluate("document.fonts.ready.then(() => true)")
+    check_scale(page)
+
+
+def check_scale(page):
     scale = page.evaluate("Reveal.getScale()")
     assert abs(scale - 1) < 1e-6, f"the deck is scaled by {scale} at 1280x720: sizes would not be the slide's own"
-    results = []
-    for where in page.evaluate("Reveal.getSlides().map(s => Reveal.getIndices(s))"):
-        h, v = where["h"], where.get("v") or 0
-        page.evaluate(SHOW_JS, [h, v])
-        page.wait_for_function(WIDGETS_READY_JS, timeout=20_000)
-        title = page.evaluate(
-            "() => { const s = Reveal.getCurrentSlide(); const t = (s.querySelector('h1, h2, h3, h4') || s).cloneNode(true);"
-            " t.querySelectorAll('.MJX_Assistive_MathML, script, .anchor-link').forEach(e => e.remove());"
-            " return t.textContent.trim().replace(/\\s+/g, ' ').slice(0, 60); }"
-        )
-        problems = page.evaluate(PROBLEMS_JS, [BODY_PX, CODE_PX, LEAST_PX])
-        if shots:
-            page.screenshot(path=Path(shots) / f"{Path(deck).name.split('.')[0]}-{h}-{v}.png")
-        results.append((h, v, title, problems))
-    return results
+
+
+def measure_slide(page, deck, h, v, shots=None):
+    """(h, v, title, problems) of slide (h, v) of the deck open in `page`, shown with all its fragments; a screenshot into `shots`."""
+    page.evaluate(SHOW_JS, [h, v])
+    page.wait_for_function(WIDGETS_READY_JS, timeout=20_000)
+    title = page.evaluate(
+        "() => { const s = Reveal.getCurrentSlide(); const t = (s.querySelector('h1, h2, h3, h4') || s).cloneNode(true);"
+        " t.querySelectorAll('.MJX_Assistive_MathML, script, .anchor-link').forEach(e => e.remove());"
+        " return t.textContent.trim().replace(/\\s+/g, ' ').slice(0, 60); }"
+    )
+    problems = page.evaluate(PROBLEMS_JS, [BODY_PX, CODE_PX, LEAST_PX])
+    if shots:
+        page.screenshot(path=Path(shots) / f"{Path(deck).name.split('.')[0]}-{h}-{v}.png")
+    return h, v, title, problems
+
+
+def measure(page, deck, shots=None):
+    """[(h, v, title, problems)] for each slide of `deck` (a path), in order; screenshots into `shots`."""
+    open_deck(page, deck)
+    return [
+        measure_slide(page, deck, where["h"], where.get("v") or 0, shots)
+        for where in page.evaluate("Reveal.getSlides().map(s => Reveal.getIndices(s))")
+    ]
 
 
 def main():

@@ -60,6 +60,19 @@ def notebook_in_lab(lab, browser):
 
 
 @pytest.fixture(scope="session")
+def scans(in_chromium):
+    """test_accessibility.Scans: each deck or page scanned once per worker, with axe (test_accessibility.py)
+    and, for a deck, the fit of each slide (test_slides.py) in the same pass; the axe summary written at the end."""
+    from test_accessibility import AXE, ROOT, Scans, write_summary
+
+    if not AXE.exists():
+        pytest.fail(f"{AXE.relative_to(ROOT)} is missing: `make slides` installs axe-core (slides/package.json)")
+    found = Scans(in_chromium)
+    yield found
+    write_summary(found.done)
+
+
+@pytest.fixture(scope="session")
 def in_chromium():
     """Runs function(context, *args) against headless Chromium at 1280x720 (profile, HOME, TMPDIR under build/).
 

@@ -18,9 +18,11 @@ with every request that leaves the machine aborted.
 """
 
 import re
+import shutil
 from collections import Counter
 from pathlib import Path
 
+import measure  # slides/measure.py: the fit of a slide, measured in the same pass as axe
 import pytest
 from reports import merged_report
 from test_slides import (
@@ -28,6 +30,7 @@ from test_slides import (
     NOTEBOOKS,
     OFF_MACHINE,
     PRESENT,
+    SHOTS,
     SHOW_JS,
     SLIDES,
     cells_with_slides,
@@ -109,21 +112,26 @@ def open_page(context, path, errors=None):
     return page
 
 
-def scan_deck(context, deck):
-    """{(h, v): (violations, alts)} for each slide of `deck`, and ("page",): the reveal.js frame around them."""
+def scan_deck(context, deck, shots):
+    """({(h, v): (violations, alts)} for each slide of `deck` and ("page",): the reveal.js frame around them,
+    [(h, v, title, problems)]: slides/measure.py's fit of each slide, for test_slides.py, its screenshots in shots).
+
+    One pass over the slides for both: each is shown with all its fragments and measured as it stands, then axe runs."""
     page = open_page(context, deck)
-    found = {}
+    found, fit = {}, []
     try:
+        page.evaluate("document.fonts.ready.then(() => true)")
+        measure.check_scale(page)
         for where in page.evaluate("Reveal.getSlides().map(s => Reveal.getIndices(s))"):
             h, v = where["h"], where.get("v") or 0
-            page.evaluate(SHOW_JS, [h, v])
+            fit.append(measure.measure_slide(page, deck, h, v, shots))  # shows the slide, once its widgets drew
             page.wait_for_timeout(0)  # let widgets_access.js name what was just shown
             found[(h, v)] = (page.evaluate(RUN_AXE_JS, ["slide", AXE_OPTIONS]), page.evaluate(ALTS_JS, "slide"))
         found[("page",)] = (page.evaluate(RUN_AXE_JS, ["around", AXE_OPTIONS]), [])
         assert len(found) - 1 == page.evaluate("Reveal.getTotalSlides()"), "slides went unchecked"
     finally:
         page.close()
-    return found
+    return found, fit
 
 
 def scan_page(context, path):
@@ -136,21 +144,28 @@ def scan_page(context, path):
         page.close()
 
 
-@pytest.fixture(scope="session")
-def scans(in_chromium):
-    """scans(path): the axe results of a deck or page, each scanned once per worker; a summary written at the end."""
-    if not AXE.exists():
-        pytest.fail(f"{AXE.relative_to(ROOT)} is missing: `make slides` installs axe-core (slides/package.json)")
-    done = {}
+class Scans:
+    """scans(path): the axe results of a deck or page, each scanned once per worker (conftest.py's `scans`
+    fixture); scans.fit(deck): the fit of each of its slides, measured in the same pass (test_slides.py)."""
 
-    def scan(path):
-        if path not in done:
+    def __init__(self, in_chromium):
+        self.in_chromium, self.done, self.fits = in_chromium, {}, {}
+
+    def __call__(self, path):
+        if path not in self.done:
             assert path.exists(), f"{path.relative_to(ROOT)} is missing: `make test-browser` runs `make slides html`"
-            done[path] = in_chromium(scan_deck if path.name.endswith(".slides.html") else scan_page, path)
-        return done[path]
+            if path.name.endswith(".slides.html"):
+                shots = SHOTS / path.name.split(".")[0] / "fit"
+                shutil.rmtree(shots, ignore_errors=True)
+                shots.mkdir(parents=True)
+                self.done[path], self.fits[path] = self.in_chromium(scan_deck, path, shots)
+            else:
+                self.done[path] = self.in_chromium(scan_page, path)
+        return self.done[path]
 
-    yield scan
-    write_summary(done)
+    def fit(self, deck):
+        self(deck)
+        return self.fits[deck]
 
 
 def write_summary(done):

@@ -148,21 +148,12 @@ def check_deck(context, notebook):
 
 
 @pytest.mark.parametrize("notebook", NOTEBOOKS, ids=lambda path: path.stem)
-def test_every_slide_fits_the_screen_with_readable_text(in_chromium, notebook):
-    """No slide is taller or wider than 1280x720 or scrolls inside; body >= 24px, code >= 18px, nothing < 16px."""
-    deck = SLIDES / f"{notebook.stem}.slides.html"
-    shots = SHOTS / notebook.stem / "fit"
-    shutil.rmtree(shots, ignore_errors=True)
-    shots.mkdir(parents=True)
+def test_every_slide_fits_the_screen_with_readable_text(scans, notebook):
+    """No slide is taller or wider than 1280x720 or scrolls inside; body >= 24px, code >= 18px, nothing < 16px.
 
-    def run(context):
-        page = context.new_page()
-        try:
-            return measure.measure(page, deck, shots)
-        finally:
-            page.close()
-
-    results = in_chromium(run)
+    Measured (slides/measure.py's measure_slide) in the pass over the deck's slides that also runs axe on each
+    (conftest.py's `scans`, test_accessibility.py's scan_deck)."""
+    results = scans.fit(SLIDES / f"{notebook.stem}.slides.html")
     assert len(results) == len({where for _, where in cells_with_slides(notebook) if where}), "slides went unmeasured"
     failing = [f"slide {h}-{v} ({title}): " + "; ".join(problems) for h, v, title, problems in results if problems]
     assert not failing, f"{len(failing)} of {len(results)} slides do not fit or have small text:\n" + "\n".join(failing)
