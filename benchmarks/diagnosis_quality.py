@@ -43,7 +43,13 @@ tuned them on. It writes build/diagnosis-quality/fresh-report.txt (and fresh-res
 
 `--set blind` runs benchmarks/wrong_versions_blind.py: a fourth set, written after the checks gained
 their gate cases, shape and wiring slips (when the other three had all been looked at), blind to the
-checker and its catalogue, and run once. It writes build/diagnosis-quality/blind-report.txt.
+checker and its catalogue, and run once; its messages were then read to choose what to improve, so it
+is a tuning set now. It writes build/diagnosis-quality/blind-report.txt.
+
+`--set blind2` runs benchmarks/wrong_versions_blind2.py: a fifth set (135 wrong, 23 right), written
+blind to the checker like the fourth (benchmarks/verify_blind2.py checks every version against torch
+directly), and run once after the improvements the fourth set's reading led to. It writes
+build/diagnosis-quality/blind2-report.txt.
 """
 
 import contextlib
@@ -82,6 +88,11 @@ SETS = {
         "wrong_versions_blind",
         REPORT.with_name("blind-report.txt"),
         REPORT.with_name("blind-results.json"),
+    ),
+    "blind2": (
+        "wrong_versions_blind2",
+        REPORT.with_name("blind2-report.txt"),
+        REPORT.with_name("blind2-results.json"),
     ),
 }
 WRONG_CLASSES = ["named", "vague", "misleading", "missed", "crash", "hang"]

@@ -1042,13 +1042,18 @@ def _label(probe):
 
 def term_hint(wrong, count):
     """'with only b_hh acting it departs, and every other term alone is right: ...' when some of the `count` terms
-    (W_ih, W_hh, b_ih, b_hh), each acting alone, depart (`wrong`) and others do not; else None."""
+    (W_ih, W_hh, b_ih, b_hh), each acting alone, depart (`wrong`) and others do not; else None. A weight's term is
+    its product with what it multiplies (x_t, or the state), so that is named with it."""
     if not wrong or len(wrong) == count:
         return None
-    listed = _listed(wrong)
+    operands = {"w_ih": "input x_t", "w_hh": "state h"}
+    parts = [
+        f"{term} (and the {operands[term.lower()]} it multiplies)" if term.lower() in operands else term
+        for term in wrong
+    ]
     return (
-        f"with only {listed} acting it departs, and every other term alone is right: check how {listed} "
-        f"enter{'s' if len(wrong) == 1 else ''} your formula (its shape, its sign, where it is added)."
+        f"with only {_listed(wrong)} acting it departs, and every other term alone is right: check how "
+        f"{_listed(parts)} enter{'s' if len(wrong) == 1 else ''} your formula (its shape, its sign, where it is added)."
     )
 
 

@@ -32,7 +32,7 @@ class Mixup:
     fix: str
     kinds: tuple  # the parameters it changes, by their names in the equations: "W_ih", "b_hh"
     moves: dict  # {gate block: the block whose rows it takes}; empty for a transposed block
-    transposed: int | None = None  # the block of W_hh used without its transpose
+    transposed: tuple = ()  # the blocks of W_hh used without their transpose
 
 
 def mixups(mode):
@@ -73,9 +73,19 @@ def mixups(mode):
                 f"multiply by the transpose of each block, h_prev @ W_h{order[a]}.T, as with the whole h_prev @ W_hh.T",
                 ("W_hh",),
                 {},
-                transposed=a,
+                transposed=(a,),
             )
         )
+    found.append(
+        Mixup(
+            "every gate's block of W_hh used without its transpose: h_prev @ W_hX where h_prev @ W_hX.T belongs, "
+            f"for each gate X of {', '.join(order)} (the blocks are square, so the shapes fit)",
+            "multiply by the transpose of each block, h_prev @ W_hX.T, as with the whole h_prev @ W_hh.T",
+            ("W_hh",),
+            {},
+            transposed=tuple(range(len(order))),
+        )
+    )
     return found
 
 
@@ -86,11 +96,12 @@ def mixed(tensor, kind, mixup, gates):
         return None
     size = tensor.shape[0] // gates
     new = tensor.detach().clone()
-    if mixup.transposed is not None:
+    if mixup.transposed:
         if tensor.dim() != 2 or tensor.shape[1] != size:
             return None
-        rows = slice(mixup.transposed * size, (mixup.transposed + 1) * size)
-        new[rows] = tensor.detach()[rows].T
+        for block in mixup.transposed:
+            rows = slice(block * size, (block + 1) * size)
+            new[rows] = tensor.detach()[rows].T
         return new
     blocks = tensor.detach().chunk(gates)
     for target, source in mixup.moves.items():
