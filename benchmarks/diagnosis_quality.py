@@ -48,8 +48,12 @@ is a tuning set now. It writes build/diagnosis-quality/blind-report.txt.
 
 `--set blind2` runs benchmarks/wrong_versions_blind2.py: a fifth set (135 wrong, 23 right), written
 blind to the checker like the fourth (benchmarks/verify_blind2.py checks every version against torch
-directly), and run once after the improvements the fourth set's reading led to. It writes
-build/diagnosis-quality/blind2-report.txt.
+directly), and run once after the improvements the fourth set's reading led to; its messages were then
+read too, so it is a tuning set now. It writes build/diagnosis-quality/blind2-report.txt.
+
+`--set blind3` runs benchmarks/wrong_versions_blind3.py: a sixth set (126 wrong, 15 right), written
+blind to the checker (benchmarks/verify_blind3.py checks it against torch), run once after the
+improvements the fifth set's reading led to. It writes build/diagnosis-quality/blind3-report.txt.
 """
 
 import contextlib
@@ -93,6 +97,11 @@ SETS = {
         "wrong_versions_blind2",
         REPORT.with_name("blind2-report.txt"),
         REPORT.with_name("blind2-results.json"),
+    ),
+    "blind3": (
+        "wrong_versions_blind3",
+        REPORT.with_name("blind3-report.txt"),
+        REPORT.with_name("blind3-results.json"),
     ),
 }
 WRONG_CLASSES = ["named", "vague", "misleading", "missed", "crash", "hang"]

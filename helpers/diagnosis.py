@@ -784,11 +784,29 @@ def _likely_bug(outcomes, probes, headline):
 
 def _wiring_slips(outcomes, probes, failing):
     """The rewirings of the layer (helpers.wiring_slips) that torch, so rewired, computes as the student's function
-    does on every probe where they can happen; the student's function must be right on the others."""
+    does on every probe where they can happen; the student's function must be right on the others. When none
+    fits, each again with hx ignored as well (a layer written for hx=None only: two slips at once)."""
     largest = max((p.module for p in probes), key=lambda m: m.num_layers)
+    slips = wiring_slips.slips(largest)
+    found = _fitting(slips, outcomes, probes, failing)
+    if found or all(p.hx is None for p in probes):
+        return found
+    ignoring = [
+        wiring_slips.WiringSlip(
+            f"{slip.title}; and hx is never used: every layer and direction starts from zeros",
+            f"{slip.fix}; and start each layer and direction from its own row of hx when hx is given",
+            run=lambda m, i, h, slip=slip: slip.result(m, i, None),
+        )
+        for slip in slips
+    ]
+    return _fitting(ignoring, outcomes, probes, failing)
+
+
+def _fitting(slips, outcomes, probes, failing):
+    """The slips whose result equals the student's on every probe where they can happen (right on the others)."""
     order = [failing[0]] + [i for i in range(len(probes)) if i != failing[0]]
     found = []
-    for slip in wiring_slips.slips(largest):
+    for slip in slips:
         fits = applied = 0
         for i in order:
             try:
@@ -846,7 +864,7 @@ def _report(name, fn, probes, outcomes, findings, failing, likely, changed, move
     # a name read from the notebook explains a probe's departure; on the student's own input only if it is not
     # the very layer or input passed
     given = () if headline != 0 else (probes[0].module, probes[0].input, probes[0].hx)
-    free = notebook_names(fn, given)
+    free = notebook_names(fn, given, numbers=headline != 0)
     if bug is not None and matched == len(probes) and ties:
         lines.append("  the probes cannot tell these apart; most likely one of them:")
         for one in (bug, *ties):
@@ -931,6 +949,10 @@ def _rearranged(outcome, expected, probe):
                     f"{_listed([str(s) for s in missing])}: each layer and direction has its own final state, at row "
                     f"layer * {2 if probe.module.bidirectional else 1} + direction."
                 )
+        if name == "output" and not isinstance(got, PackedSequence):
+            moved = _steps_moved(got, want, probe.module)
+            if moved:
+                return moved
         if torch.allclose(got.flatten().sort().values, want.flatten().sort().values, rtol=RTOL, atol=ATOL):
             return (
                 f"{name} holds torch's numbers, in other places: a .view() or .reshape() where a .transpose() or "
@@ -939,10 +961,38 @@ def _rearranged(outcome, expected, probe):
     return None
 
 
-def notebook_names(fn, arguments=()):
+def _steps_moved(got, want, module):
+    """'the backward half of output holds torch's steps in another order (...)' when each step of a direction's
+    half of output is torch's state at another step; else None."""
+    if got.dim() == 2:  # unbatched: (T, D*H)
+        got, want = got[:, None], want[:, None]
+    elif module.batch_first:
+        got, want = got.transpose(0, 1), want.transpose(0, 1)  # (T, B, D*H)
+    D = 2 if module.bidirectional else 1
+    H = want.shape[-1] // D
+    for d in range(D):
+        mine, theirs = got[..., d * H : (d + 1) * H], want[..., d * H : (d + 1) * H]
+        steps = [
+            next((u for u in range(len(theirs)) if _same_value(mine[t], theirs[u])), None) for t in range(len(mine))
+        ]
+        if None in steps or steps == list(range(len(theirs))):
+            continue
+        half = "output" if D == 1 else f"the {'backward' if d else 'forward'} half of output"
+        moves = ", ".join(f"yours at t = {t} is torch's at t = {u}" for t, u in enumerate(steps) if t != u)
+        kind = "in another order" if sorted(steps) == list(range(len(theirs))) else "some of them twice"
+        return (
+            f"{half} holds torch's states for the steps {kind} ({moves}): check the time index each state is "
+            "stored at" + (" (the backward run's state at step t belongs at t, not at T - 1 - t)" if d else "") + "."
+        )
+    return None
+
+
+def notebook_names(fn, arguments=(), numbers=False):
     """The names of tensors, layers and packed sequences that `fn` reads from the notebook instead of its arguments.
 
-    A name bound to one of `arguments` itself (the very object passed) is left out.
+    A name bound to one of `arguments` itself (the very object passed) is left out. With `numbers`, whole
+    numbers too (a size such as H or B): the caller passes it when the function is right on the notebook's
+    own case and wrong on another, which a size read from the notebook explains.
     """
     code = getattr(fn, "__code__", None)
     if code is None:
@@ -963,7 +1013,8 @@ def notebook_names(fn, arguments=()):
     return sorted(
         n
         for n in names
-        if isinstance(scope.get(n), (Tensor, nn.Module, PackedSequence)) and not any(scope[n] is a for a in given)
+        if (isinstance(scope.get(n), (Tensor, nn.Module, PackedSequence)) or (numbers and type(scope.get(n)) is int))
+        and not any(scope[n] is a for a in given)
     )
 
 

@@ -150,7 +150,7 @@ def _examine(exercise, fn):
                     sealed = [w.value for w in wrong]
                     title, fix = title.opened(sealed, outcomes), fix.opened(sealed, outcomes)
                 return False, "\n".join([*lines, f"  most likely: {title}.", f"  fix: {fix}.", *also])
-    free = diagnosis.notebook_names(fn)
+    free = diagnosis.notebook_names(fn, numbers=first != 0)
     if free:
         names = ", ".join(f"`{n}`" for n in free)
         return False, "\n".join(

@@ -110,6 +110,15 @@ def _substitutions(module):
             )
     for kinds in [*((kind,) for kind in KINDS), *GROUPS.values()]:
         names = " and ".join(kinds)
+        if D == 2:
+            found.append(
+                WiringSlip(
+                    f"the forward and backward directions' {names} exchanged in every layer: the forward run "
+                    "computes with the `_reverse` ones and the backward run with the forward ones",
+                    _own(kinds),
+                    _weights_from(kinds, lambda m: {(k, d): (k, 1 - d) for k in range(m.num_layers) for d in range(2)}),
+                )
+            )
         for direction in range(D if D == 2 else 0):  # `_reverse` left off (or put on) in every layer
             other = "forward" if direction else "backward"
             found.append(

@@ -378,3 +378,40 @@ def test_a_final_state_row_returned_twice_is_said_with_the_row_it_leaves_out(cap
         "hint: c_n holds torch's row 0 more than once (row 1 holds torch's row 0) and never its row 1: each layer "
         "and direction has its own final state, at row layer * 2 + direction." in capsys.readouterr().out
     )
+
+
+def test_a_backward_half_stored_at_the_wrong_steps_is_said_step_by_step(capsys):
+    """The backward states put back in time order by swapping the first and last only: which step holds which."""
+
+    def swapped_ends(module, input, hx=None):
+        output, h_n = module(input, hx)
+        H = module.hidden_size
+        backward = output[..., H:].clone()
+        backward[1], backward[-2] = output[-2, :, H:], output[1, :, H:]
+        return torch.cat([output[..., :H], backward], dim=-1), h_n
+
+    torch.manual_seed(0)
+    assert not diagnose(swapped_ends, nn.RNN(3, 4, bidirectional=True), torch.randn(5, 3, 3))
+    assert (
+        "the backward half of output holds torch's states for the steps in another order (yours at t = 1 is "
+        "torch's at t = 3, yours at t = 3 is torch's at t = 1)" in capsys.readouterr().out
+    )
+
+
+def test_a_rewiring_with_hx_ignored_too_is_named_with_both(capsys):
+    """A bidirectional layer with its directions' parameters exchanged that also never reads hx: both named."""
+
+    def inverted(module, input, hx=None):
+        swapped = copy.deepcopy(module)
+        with torch.no_grad():
+            for name, _ in module.named_parameters():
+                other = name.removesuffix("_reverse") if name.endswith("_reverse") else name + "_reverse"
+                getattr(swapped, name).copy_(getattr(module, other))
+        return swapped(input)  # hx never passed
+
+    torch.manual_seed(0)
+    assert not diagnose(inverted, nn.GRU(3, 4, num_layers=2, bidirectional=True), torch.randn(5, 3, 3))
+    out = capsys.readouterr().out
+    assert (
+        "exchanged in every layer" in out and "and hx is never used: every layer and direction starts from zeros" in out
+    )

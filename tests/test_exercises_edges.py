@@ -320,3 +320,42 @@ def test_a_step_with_a_whole_number_result_is_right_when_its_numbers_are(monkeyp
     assert line(capsys).startswith("✓ 99.tags: right. predicted_tags matches the reference on 2 cases")
     assert not exercises.check_code("99.tags", lambda scores: scores.argmin(-1))
     assert "first departure: tags[0]: yours 2.0000, expected 1.0000" in line(capsys)
+
+
+def test_a_size_read_from_the_notebook_is_named_when_the_notebooks_case_alone_passes(capsys):
+    """A whole number read from the notebook (its H) is named only when it explains the result: right on the
+    notebook's case, wrong on another; a tensor read from it is named in every case."""
+    namespace = {"torch": torch, "H": 50}
+    exec(  # noqa: S102 - a student's cell, defined in its own namespace as a notebook would
+        "def top_h_n(output, hidden_size):\n    return torch.stack([output[:, -1, :H], output[:, 0, H:]])\n",
+        namespace,
+    )
+    assert not exercises.check_code("06.top_h_n", namespace["top_h_n"])
+    out = capsys.readouterr().out
+    assert "Right on the notebook's case, but not on this one" in out
+    assert "most likely: it reads `H` from the notebook, not from its arguments" in out
+
+
+@pytest.mark.parametrize(
+    "loss, said",
+    [
+        (
+            lambda scores, tags, lengths: torch.nn.functional.cross_entropy(
+                scores[torch.arange(scores.shape[1]) < lengths[:, None]].softmax(-1),
+                tags[torch.arange(scores.shape[1]) < lengths[:, None]],
+            ),
+            "most likely: softmax applied before cross_entropy",
+        ),
+        (
+            lambda scores, tags, lengths: torch.nn.functional.nll_loss(
+                scores[torch.arange(scores.shape[1]) < lengths[:, None]],
+                tags[torch.arange(scores.shape[1]) < lengths[:, None]],
+            ),
+            "most likely: nll_loss on the raw scores",
+        ),
+    ],
+    ids=["softmax first", "nll on scores"],
+)
+def test_the_tag_loss_names_the_log_softmax_slips(loss, said, capsys):
+    assert not exercises.check_code("13.tag_loss", loss)
+    assert said in capsys.readouterr().out

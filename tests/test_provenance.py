@@ -90,3 +90,17 @@ def test_check_code_says_where_a_wrong_pick_comes_from(capsys):
     assert "hint: your h_n_top[1] is output[:, 1, H:]; the expected h_n_top[1] is output[:, 0, H:]." in (
         capsys.readouterr().out
     )
+
+
+def test_rows_of_padding_zeros_are_said_with_where_the_expected_rows_are():
+    output, lengths = torch.randn(4, 3, 2), torch.tensor([2, 4, 3])
+    output[2:, 0] = 0  # sequence 0's padding
+    output[3:, 2] = 0
+    expected = output[lengths - 1, torch.arange(3)]
+    mine = output[
+        lengths.clamp(max=3), torch.arange(3)
+    ]  # the step after each end: padding, or the last for the longest
+    assert copied_from(mine, expected, output, ("h_last", "output")) == [
+        "your h_last[0] is zeros, like output at a padding step; the expected h_last[0] is output[1, 0]",
+        "your h_last[2] is zeros, like output at a padding step; the expected h_last[2] is output[2, 2]",
+    ]

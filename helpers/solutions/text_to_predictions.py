@@ -50,6 +50,17 @@ def tag_loss(scores, tags, lengths):
     return nn.functional.cross_entropy(scores[is_real], tags[is_real])  # (n, C) scores vs (n,) tags
 
 
+def _real_loss(scores, tags, lengths, kind):
+    """The loss over the real characters, computed a wrong way `kind`: softmax first, nll on scores, or a sum."""
+    is_real = torch.arange(scores.shape[1]) < lengths[:, None]  # (B, T)
+    real_scores, real_tags = scores[is_real], tags[is_real]  # (n, C), (n,)
+    if kind == "softmax_first":
+        return nn.functional.cross_entropy(real_scores.softmax(dim=-1), real_tags)
+    if kind == "nll_on_scores":
+        return nn.functional.nll_loss(real_scores, real_tags)
+    return nn.functional.cross_entropy(real_scores, real_tags, reduction="sum")
+
+
 def _tag_loss_variant(kind):
     """A wrong tag_loss written as a student would: softmax without the log, or the sum over every position."""
 
@@ -145,6 +156,27 @@ EXERCISES = [
                 "one step too many: torch.arange(T) <= lengths[:, None] keeps the first padding step too",
                 "a text of length n has steps 0 to n - 1: use < lengths[:, None]",
                 lambda scores, tags, lengths: tag_loss(scores, tags, lengths + 1),
+            ),
+            CodeMistake(
+                "softmax applied before cross_entropy: cross_entropy applies log_softmax itself, so the scores are "
+                "squashed twice and the loss can never reach 0",
+                "give cross_entropy the raw scores (logits): nn.functional.cross_entropy(scores[is_real], tags[is_real])",
+                lambda scores, tags, lengths: _real_loss(scores, tags, lengths, "softmax_first"),
+            ),
+            CodeMistake(
+                "nll_loss on the raw scores: it expects log-probabilities, so the log_softmax is missing",
+                "nn.functional.cross_entropy(scores[is_real], tags[is_real]), which is log_softmax then nll_loss",
+                lambda scores, tags, lengths: _real_loss(scores, tags, lengths, "nll_on_scores"),
+            ),
+            CodeMistake(
+                "one step too few: torch.arange(T) < lengths[:, None] - 1 leaves out each text's last character",
+                "a text of length n has steps 0 to n - 1, all real: use < lengths[:, None]",
+                lambda scores, tags, lengths: tag_loss(scores, tags, lengths - 1),
+            ),
+            CodeMistake(
+                "the real characters' losses summed and divided by the batch size, not by their number",
+                "divide by the number of real characters, lengths.sum(), or take the mean over scores[is_real]",
+                lambda scores, tags, lengths: _real_loss(scores, tags, lengths, "sum") / len(lengths),
             ),
             CodeMistake(
                 "a sum, not a mean",
