@@ -202,6 +202,7 @@ def case(
     extras += ["unbatched"] * unbatched + ([str(dtype).replace("torch.", "")] if dtype is not None else [])
     extras += [f"{key}={value}" for key, value in options.items()]
     build.spec = spec
+    build.kind = kind  # what diagnosis_quality.py groups the cases by
     build.label = f"{kind}({input_size}, {hidden_size}{''.join(', ' + e for e in extras)})"
     return build
 
