@@ -14,9 +14,10 @@ and copies both into SLIDES/handouts/, so that the slides folder stays self-cont
 that the next `make slides` writes links them; `make handouts` runs it). Offline, from the decks
 themselves, with Debian's Chromium (slides/measure.py's flags): each deck is opened from disk in
 reveal.js's print mode (?print-pdf) and printed once MathJax has typeset it, its fonts are loaded
-and its widgets have drawn; loaded twice, with its notes pages and without. Each PDF is checked
+and its widgets have drawn; loaded once, printed with its notes pages, then printed again once
+they are taken out of the page. Each PDF is checked
 as tests/browser/test_handouts.py checks it (pages, maths, tags, title; the two PDFs' slides read
-the same), and printed again from a fresh load when it fails: a busy machine now and then leaves a
+the same), and both printed again from a fresh load when one fails: a busy machine now and then leaves a
 formula hidden or a widget's label out, and stderr says how often that happened.
 PDFs newer than their deck are kept.
 
@@ -310,18 +311,20 @@ def blank_pages(pdf, texts=None):
 async def print_deck(context, deck, out):
     """Print `deck` (a path) to OUT/NN_name-notes.pdf in reveal.js's print mode, then OUT/NN_name.pdf.
 
-    Each PDF from a load of its own (with the notes pages, then without), so that each gets its own
-    tags and outline from Chromium (pages cut out of a tagged PDF would leave its structure tree
-    pointing at pages that are gone); a load whose PDF fails print_page's checks is loaded again, up
-    to ATTEMPTS times. Then the slides of the two PDFs must read the same.
+    Both from one load (print_page): with the notes pages, then, those pages taken out, without them;
+    each PDF printed on its own, so that each gets its own tags and outline from Chromium (pages cut
+    out of a tagged PDF would leave its structure tree pointing at pages that are gone). A load whose
+    PDFs fail print_page's checks is loaded again, up to ATTEMPTS times. Then the slides of the two
+    PDFs must read the same.
     """
     name = deck.name.removesuffix(".slides.html")
     notes_pdf, slides_pdf = out / f"{name}-notes.pdf", out / f"{name}.pdf"
-    is_notes, notes_texts = await printed(context, deck, "?print-pdf&showNotes=separate-page", notes_pdf)
-    slides, slides_texts = await printed(context, deck, "?print-pdf", slides_pdf)
+    (is_notes, notes_texts), (slides, slides_texts) = await printed(
+        context, deck, "?print-pdf&showNotes=separate-page", notes_pdf, slides_pdf
+    )
     if len(slides) != is_notes.count(False):
         raise RuntimeError(f"{deck.name} laid out {len(slides)} slides alone, {is_notes.count(False)} with notes")
-    # The two loads printed the same slides (a slide once lost two sliders' labels in one of them).
+    # The two PDFs printed the same slides (a slide once lost two sliders' labels in one of them).
     with_notes = [text for text, notes in zip(notes_texts, is_notes) if not notes]
     pairs = zip(with_notes, slides_texts)
     differ = {
@@ -338,27 +341,39 @@ async def print_deck(context, deck, out):
     return slides_pdf, notes_pdf
 
 
-async def printed(context, deck, query, pdf):
-    """print_page, again (a fresh load) while its PDF comes out wrong, up to ATTEMPTS times."""
+async def printed(context, deck, query, pdf, without_notes):
+    """print_page, again (a fresh load) while its PDFs come out wrong, up to ATTEMPTS times."""
     from playwright.async_api import Error as PlaywrightError  # a page that did not get ready in time, say
 
     for attempt in range(1, ATTEMPTS + 1):
         try:
-            return await print_page(context, deck, query, pdf)
+            return await print_page(context, deck, query, pdf, without_notes)
         except (RuntimeError, PlaywrightError) as error:  # a layout, font or typeset race: load the deck again
             print(f"{pdf.name}: {error} (load {attempt} of {ATTEMPTS})", file=sys.stderr)
             if attempt == ATTEMPTS:
                 raise
 
 
-async def print_page(context, deck, query, pdf):
-    """Load `deck` with `query` in print mode, make it taggable, print it to `pdf`, check the PDF.
+# The notes pages out of the printed deck (reveal.js puts each after its slide's page, a sibling of it):
+# what is left is the deck as ?print-pdf alone lays it out. Returns how many were taken out.
+DROP_NOTES_JS = """() => {
+  const notes = [...document.querySelectorAll('.reveal .slides > .speaker-notes-pdf')];
+  notes.forEach(page => page.remove());
+  return notes.length;
+}"""
 
-    Returns, for each printed page, whether it is a notes page, and each page's text. Raises RuntimeError when the PDF
-    is not what reveal.js laid out: pages missing, a page with maths printed without it, a formula
-    left empty or hidden or not a /Figure named by its TeX, text outside the tags, a wrong title.
+
+async def print_page(context, deck, query, pdf, without_notes=None):
+    """Load `deck` with `query` in print mode, make it taggable, print it to `pdf`, check the PDF; then,
+    if `without_notes` is a path, take the notes pages out and print and check that PDF too.
+
+    Returns, for each PDF, for each printed page whether it is a notes page, and each page's text. Raises
+    RuntimeError when a PDF is not what reveal.js laid out: pages missing, a page with maths printed
+    without it, a formula left empty or hidden or not a /Figure named by its TeX, text outside the tags,
+    a wrong title.
     """
     page = await context.new_page()
+    printed = []
     try:
         await page.goto(f"{deck.resolve().as_uri()}{query}")
         await page.wait_for_function(READY_JS, timeout=120_000, polling=250)
@@ -379,24 +394,45 @@ async def print_page(context, deck, query, pdf):
         # Chromium tags the PDF from its accessibility tree, which follows the page's changes a moment later.
         await page.wait_for_timeout(AX_SETTLE_MS)
         pdf.write_bytes(await page.pdf(**PDF_OPTIONS))
+        printed.append((pdf, is_notes, maths))
+        if without_notes is not None:
+            await page.evaluate(DROP_NOTES_JS)
+            is_notes, maths, _, _ = await page.evaluate(FIT_NOTES_JS)
+            if any(is_notes):
+                raise RuntimeError(f"{deck.name}: notes pages left after taking them out")
+            stuck = (await page.evaluate(LABEL_MATHS_JS))[1]  # a formula typeset again since is named again
+            if stuck:
+                raise RuntimeError(f"formulas empty or hidden however often typeset: {stuck}")
+            await page.wait_for_timeout(AX_SETTLE_MS)
+            without_notes.write_bytes(await page.pdf(**PDF_OPTIONS))
+            printed.append((without_notes, is_notes, maths))
     finally:
         await page.close()
+    return (
+        [checked(*one, formulas, title) for one in printed]
+        if without_notes is not None
+        else checked(*printed[0], formulas, title)
+    )
+
+
+def checked(pdf, is_notes, maths, formulas, title):
+    """print_page's checks of one PDF; returns, for each page, whether it is a notes page, and each page's text."""
     reader = PdfReader(pdf)
     if len(reader.pages) != len(is_notes):
-        raise RuntimeError(f"{len(reader.pages)} pages; reveal.js laid out {len(is_notes)}")
+        raise RuntimeError(f"{pdf.name}: {len(reader.pages)} pages; reveal.js laid out {len(is_notes)}")
     # MathJax's fonts print as Type 3 fonts; a page with maths without one lost its maths.
     lost = [number for number, (sheet, has) in enumerate(zip(reader.pages, maths), 1) if has and not type3_fonts(sheet)]
     if lost:
-        raise RuntimeError(f"pages {lost} printed without their maths")
+        raise RuntimeError(f"{pdf.name}: pages {lost} printed without their maths")
     if unnamed := unnamed_formulas(reader, formulas):
-        raise RuntimeError(f"formulas without a /Figure whose /Alt is their TeX: {unnamed}")
+        raise RuntimeError(f"{pdf.name}: formulas without a /Figure whose /Alt is their TeX: {unnamed}")
     # Maths that MathJax typeset again after LABEL_MATHS_JS is aria-hidden glyphs again, which
     # Chromium leaves out of the tags: a screen reader would skip it.
     texts, outside = zip(*(text_and_untagged(sheet) for sheet in reader.pages)) if reader.pages else ((), ())
     if untagged := [number for number, found in enumerate(outside, 1) if found]:
-        raise RuntimeError(f"text outside its tags on pages {untagged}")
+        raise RuntimeError(f"{pdf.name}: text outside its tags on pages {untagged}")
     if (reader.metadata or {}).get("/Title") != title:
-        raise RuntimeError(f"titled {(reader.metadata or {}).get('/Title')!r}, not {title!r}")
+        raise RuntimeError(f"{pdf.name}: titled {(reader.metadata or {}).get('/Title')!r}, not {title!r}")
     return is_notes, list(texts)
 
 
