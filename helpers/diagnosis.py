@@ -727,6 +727,16 @@ def _shape_problem(part, mine, theirs, module, input):
         text += f": {slip}"
     elif mine.dim() != theirs.dim():
         text += f": {theirs.dim()} dimensions, not {mine.dim()}"
+    D = 2 if module.bidirectional else 1
+    if part == "output" and D == 2 and mine.shape[:-1] == theirs.shape[:-1] and 2 * mine.shape[-1] == theirs.shape[-1]:
+        forward, backward = theirs.detach().double().chunk(2, dim=-1)
+        merges = {"summed": forward + backward, "averaged": (forward + backward) / 2, "multiplied": forward * backward}
+        merges |= {"the forward half only": forward, "the backward half only": backward}
+        merged = next((how for how, value in merges.items() if _same_value(mine.detach().double(), value)), None)
+        if merged:
+            text += (
+                f"; yours is torch's two directions {merged}" if "only" not in merged else f"; yours is {merged}"
+            ) + ": torch concatenates them, [forward_t, backward_t] on the last dimension (num_directions*hidden_size)"
     unbatched = not isinstance(input, PackedSequence) and input.dim() == 2
     if unbatched and mine.dim() == theirs.dim() + 1:
         text += (
@@ -930,6 +940,10 @@ def _rearranged(outcome, expected, probe):
         if not isinstance(got, Tensor) or got.shape != want.shape or _same_value(got, want):
             continue
         got, want = got.detach().double(), want.detach().double()
+        for function in ("tanh", "sigmoid"):
+            if _same_value(got, getattr(torch, function)(want)):
+                cell = " (c_n is the cell state itself; h uses tanh(c), c does not)" if name == "c_n" else ""
+                return f"{name} is {function} of torch's {name}: a {function} applied once too often{cell}."
         if name != "output" and got.dim() >= 2:
             rows = [next((s for s in range(len(want)) if _same_value(got[r], want[s])), None) for r in range(len(got))]
             if None not in rows and sorted(rows) == list(range(len(want))):

@@ -387,6 +387,12 @@ def _step_departure(outcome, want, returns, sandbox=None):
         if not isinstance(mine, torch.Tensor):
             number = isinstance(mine, (int, float)) and not isinstance(mine, bool)
             why = " (math.tanh, .item() and float() give Python numbers: use torch's functions on tensors)"
+            if type(mine).__module__.split(".")[0] == "numpy":
+                number = True
+                why = (
+                    " (numpy's functions, np.tanh and np.dot, give numpy values, and autograd cannot follow them: use "
+                    "torch's, torch.tanh and @, on the tensors)"
+                )
             return f"{part} is {_describe(mine)}; it should be a tensor of shape {shape}" + (why if number else "")
         if tuple(mine.shape) != shape:
             return f"{part} has shape {tuple(mine.shape)}; it should be {shape}"

@@ -239,6 +239,15 @@ def _state_rows(module):
                 ),
             )
         )
+    found.append(
+        WiringSlip(
+            "every sequence starts from the first sequence's initial state (hx[row][0], broadcast over the "
+            "batch) instead of its own, hx[row][b]",
+            "index hx by layer and direction only, hx[row], a (batch, hidden_size) block: one initial state per "
+            "sequence",
+            _first_item_shared,
+        )
+    )
     if D == 2:
         found.append(
             WiringSlip(
@@ -273,6 +282,7 @@ ROW_FORMULAS = {
     "l (the direction left out)": lambda l, d, L, D: l,  # noqa: E741
     "d (the layer left out)": lambda l, d, L, D: d,  # noqa: E741
     "d * num_layers + l (direction first)": lambda l, d, L, D: d * L + l,  # noqa: E741
+    "(num_layers - 1 - l) * num_directions + d (top layer first)": lambda l, d, L, D: (L - 1 - l) * D + d,  # noqa: E741
 }
 # (LSTM) the initial states mixed up: for each title, where (h_0, c_0) come from (0: hx[0], 1: hx[1], None: zeros).
 LSTM_STATES = {
@@ -371,6 +381,15 @@ def _rows_from(sources_of):
         return module, tuple(changed) if isinstance(hx, tuple) else changed[0]
 
     return rewire
+
+
+def _first_item_shared(module, hx):
+    """A rewiring of hx in which every sequence's initial state is the first sequence's."""
+    states = hx if isinstance(hx, tuple) else (hx,)
+    if hx is None or states[0].dim() < 3 or states[0].shape[1] < 2:
+        raise NotApplicableError  # no hx, unbatched, or a batch of one: nothing to share
+    shared = tuple(state[:, :1].expand_as(state).clone() for state in states)
+    return module, shared if isinstance(hx, tuple) else shared[0]
 
 
 def _states_from(parts):

@@ -415,3 +415,35 @@ def test_a_rewiring_with_hx_ignored_too_is_named_with_both(capsys):
     assert (
         "exchanged in every layer" in out and "and hx is never used: every layer and direction starts from zeros" in out
     )
+
+
+@pytest.mark.parametrize(
+    "wrong, said",
+    [
+        (
+            lambda m, x, hx=None: (lambda o, s: (o, (s[0], torch.tanh(s[1]))))(*m(x, hx)),
+            "c_n is tanh of torch's c_n: a tanh applied once too often (c_n is the cell state itself",
+        ),
+        (
+            lambda m, x, hx=None: m(x, None if hx is None else tuple(s[:, :1].expand_as(s) for s in hx)),
+            "most likely: every sequence starts from the first sequence's initial state (hx[row][0], broadcast",
+        ),
+    ],
+    ids=["c_n squashed", "hx's first sequence shared"],
+)
+def test_an_lstm_state_squashed_or_shared_is_named(wrong, said, capsys):
+    torch.manual_seed(0)
+    hx = (torch.randn(1, 3, 4), torch.randn(1, 3, 4))
+    assert not diagnose(wrong, nn.LSTM(3, 4), torch.randn(5, 3, 3), hx)
+    assert said in capsys.readouterr().out
+
+
+def test_directions_summed_instead_of_concatenated_are_named(capsys):
+    def summed(module, input, hx=None):
+        output, h_n = module(input, hx)
+        forward, backward = output.chunk(2, dim=-1)
+        return forward + backward, h_n
+
+    torch.manual_seed(0)
+    assert not diagnose(summed, nn.GRU(3, 4, bidirectional=True), torch.randn(5, 3, 3))
+    assert "yours is torch's two directions summed: torch concatenates them" in capsys.readouterr().out

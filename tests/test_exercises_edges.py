@@ -359,3 +359,13 @@ def test_a_size_read_from_the_notebook_is_named_when_the_notebooks_case_alone_pa
 def test_the_tag_loss_names_the_log_softmax_slips(loss, said, capsys):
     assert not exercises.check_code("13.tag_loss", loss)
     assert said in capsys.readouterr().out
+
+
+def test_a_step_written_with_numpy_is_told_to_use_torchs_functions(capsys):
+    import numpy
+
+    def step(x_t, h_prev, w_ih, w_hh):
+        return numpy.tanh(w_ih.numpy() * x_t.numpy() + w_hh.numpy() * h_prev.numpy())
+
+    assert not exercises.check_code("01.step", step)
+    assert "numpy's functions, np.tanh and np.dot, give numpy values" in capsys.readouterr().out

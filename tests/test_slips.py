@@ -38,11 +38,14 @@ def test_no_slip_is_said_where_none_explains_the_shape(got, want):
     assert shape_slip(got, want) is None
 
 
-def stack(module, input, hx=None, weights=None, rows=None, dropped=(), carried=False, direction_first=False):
+def stack(
+    module, input, hx=None, weights=None, rows=None, dropped=(), carried=False, direction_first=False, top_first=False
+):
     """A student's stacked (bidirectional) layer with torch's cells, rewired: `weights(layer, direction, kind)`
     names the parameter used, `rows(layer, direction)` the row of hx a layer and direction start from;
     `dropped` holds the (layer, direction, kind) of biases left out; `carried` starts each layer above 0
-    from the final state of the layer below; `direction_first` reads hx and writes h_n in rows d * L + l."""
+    from the final state of the layer below; `direction_first` reads hx and writes h_n in rows d * L + l;
+    `top_first` reads hx's rows from the top layer down."""
     D = 2 if module.bidirectional else 1
     steps, batch, _ = input.shape
     layer_input, h_n = input, []
@@ -54,7 +57,12 @@ def stack(module, input, hx=None, weights=None, rows=None, dropped=(), carried=F
                 0 if (layer, direction, kind) in dropped else getattr(module, (weights or own)(layer, direction, kind))
                 for kind in ("weight_ih", "weight_hh", "bias_ih", "bias_hh")
             )
-            row = (rows or (lambda k, d: d * module.num_layers + k if direction_first else k * D + d))(layer, direction)
+            if rows is not None:
+                row = rows(layer, direction)
+            elif direction_first:
+                row = direction * module.num_layers + layer
+            else:
+                row = ((module.num_layers - 1 - layer) if top_first else layer) * D + direction
             h = torch.zeros(batch, module.hidden_size) if hx is None else hx[row]
             if carried and layer > 0:
                 h = h_n[(layer - 1) * D + direction]
@@ -111,6 +119,10 @@ def test_the_rewired_stack_in_this_test_is_right_when_not_rewired():
             "most likely: each layer above layer 0 starts from the final state of the layer below it, not from its own",
         ),
         (
+            {"top_first": True},
+            "most likely: the row of hx for layer l, direction d taken as (num_layers - 1 - l) * num_directions + d",
+        ),
+        (
             {"direction_first": True},
             "most likely: the rows of hx and of h_n counted direction first, d * num_layers + l",
         ),
@@ -123,6 +135,7 @@ def test_the_rewired_stack_in_this_test_is_right_when_not_rewired():
         "one bias left out",
         "forward biases backward",
         "state carried up",
+        "rows top layer first",
         "rows direction first",
     ],
 )
