@@ -339,8 +339,8 @@ def _probes(module, input, hx):
     generator = torch.Generator().manual_seed(0)
     lstm = module.mode == "LSTM"
     packed = isinstance(input, PackedSequence)
-    batched = packed or input.dim() == 3
-    batch = int(input.batch_sizes[0]) if packed else (input.shape[0 if module.batch_first else 1] if batched else None)
+    batch = _steps_and_batch(module, input)[1]
+    batched = batch is not None
     probes = [Probe("your input", module, input, hx)]
 
     def random_state():
@@ -672,19 +672,24 @@ def _direction(direction, D):
     return "forward direction" if direction == 0 else "backward direction"
 
 
+def _steps_and_batch(module, input):
+    """(seq_len, batch) of the input, packed or padded, batch first or not; batch is None for an unbatched one."""
+    if isinstance(input, PackedSequence):
+        return len(input.batch_sizes), int(input.batch_sizes[0])
+    if input.dim() != 3:
+        return input.shape[0], None
+    return (input.shape[1], input.shape[0]) if module.batch_first else (input.shape[0], input.shape[1])
+
+
 def _layout(part, module, input):
     """The shape torch gives `part` for this module and input, with dimension names."""
     packed = isinstance(input, PackedSequence)
-    batched = packed or input.dim() == 3
+    T, B = _steps_and_batch(module, input)
+    batched = B is not None
     D = 2 if module.bidirectional else 1
     lstm = module.mode == "LSTM"
     H = module.hidden_size
     P = module.proj_size if lstm and module.proj_size else None
-    if packed:
-        T, B = len(input.batch_sizes), int(input.batch_sizes[0])
-    else:
-        T = input.shape[1 if batched and module.batch_first else 0]
-        B = input.shape[0 if module.batch_first else 1] if batched else None
     if part == "output":
         width = f"num_directions*{'proj_size' if P else 'hidden_size'}={D * (P or H)}"
         dims = [f"seq_len={T}", f"batch={B}"] if not module.batch_first else [f"batch={B}", f"seq_len={T}"]
@@ -698,13 +703,7 @@ def _layout(part, module, input):
 
 def _named_sizes(module, input):
     """{name: size} of the input's and the layer's dimensions, named as _layout names them."""
-    packed = isinstance(input, PackedSequence)
-    batched = packed or input.dim() == 3
-    if packed:
-        T, B = len(input.batch_sizes), int(input.batch_sizes[0])
-    else:
-        T = input.shape[1 if batched and module.batch_first else 0]
-        B = input.shape[0 if module.batch_first else 1] if batched else None
+    T, B = _steps_and_batch(module, input)
     D = 2 if module.bidirectional else 1
     sizes = {"seq_len": T, "batch": B, "input_size": module.input_size, "hidden_size": module.hidden_size}
     sizes |= {"num_layers": module.num_layers, "num_layers*num_directions": module.num_layers * D}
@@ -963,7 +962,7 @@ def _rearranged(outcome, expected, probe):
                     f"{_listed([str(s) for s in missing])}: each layer and direction has its own final state, at row "
                     f"layer * {2 if probe.module.bidirectional else 1} + direction."
                 )
-        if name == "output" and not isinstance(got, PackedSequence):
+        if name == "output":
             moved = _steps_moved(got, want, probe.module)
             if moved:
                 return moved
@@ -1042,10 +1041,12 @@ def _sizes(probe):
     G = {"LSTM": 4, "GRU": 3}.get(module.mode, 1)
     H = module.hidden_size
     gates = f"{G}*hidden_size" if G > 1 else "hidden_size"
-    packed = isinstance(input, PackedSequence)
-    batched = packed or input.dim() == 3
-    batch = int(input.batch_sizes[0]) if packed else (input.shape[0 if module.batch_first else 1] if batched else None)
-    x_t = f"(batch={batch}, input_size={module.input_size})" if batched else f"(input_size={module.input_size},)"
+    batch = _steps_and_batch(module, input)[1]
+    x_t = (
+        f"(batch={batch}, input_size={module.input_size})"
+        if batch is not None
+        else f"(input_size={module.input_size},)"
+    )
     h_size = module.proj_size if module.mode == "LSTM" and module.proj_size else H
     return (
         f"x_t is {x_t}; W_ih = weight_ih_l0 is ({gates}={G * H}, input_size={module.input_size}); "

@@ -88,26 +88,17 @@ def _substitutions(module):
     places = [(layer, direction) for layer in range(module.num_layers) for direction in range(D)]
     where = {place: _where(*place, D == 2) for place in places}
     found = []
-    for kind in KINDS:
+    for group, kinds in [*((None, (kind,)) for kind in KINDS), *GROUPS.items()]:  # one kind, or a group of them
         for target, source in permutations(places, 2):
-            used, meant = f"{kind}{_suffix(*source)}", f"{kind}{_suffix(*target)}"
-            found.append(
-                WiringSlip(
-                    f"`{used}` used where `{meant}` belongs: {where[target]} computes with {where[source]}'s {kind}",
-                    _own((kind,)),
-                    _weights_from((kind,), lambda m, t=target, s=source: {t: s}),
+            if group is None:
+                used, meant = f"{kinds[0]}{_suffix(*source)}", f"{kinds[0]}{_suffix(*target)}"
+                title = (
+                    f"`{used}` used where `{meant}` belongs: {where[target]} computes with {where[source]}'s {kinds[0]}"
                 )
-            )
-    for group, kinds in GROUPS.items():
-        for target, source in permutations(places, 2):
-            used = ", ".join(f"`{kind}{_suffix(*source)}`" for kind in kinds)
-            found.append(
-                WiringSlip(
-                    f"{where[target]} computes with {where[source]}'s {group} ({used}) instead of its own",
-                    _own(kinds),
-                    _weights_from(kinds, lambda m, t=target, s=source: {t: s}),
-                )
-            )
+            else:
+                used = ", ".join(f"`{kind}{_suffix(*source)}`" for kind in kinds)
+                title = f"{where[target]} computes with {where[source]}'s {group} ({used}) instead of its own"
+            found.append(WiringSlip(title, _own(kinds), _weights_from(kinds, lambda m, t=target, s=source: {t: s})))
     for kinds in [*((kind,) for kind in KINDS), *GROUPS.values()]:
         names = " and ".join(kinds)
         if D == 2:
