@@ -12,7 +12,10 @@ rewiring can happen (and equals torch's own layer on the others), has that slip:
 - a layer or direction starting from another row of hx, or from zeros, instead of its own row
   (rows counted wrongly, only layer 0 given hx), hx and h_n both counted direction first, or
   (LSTM) c_0 and h_0 mixed up;
-- each layer above 0 starting from the final state of the layer below (the state carried up).
+- each layer above 0 starting from the final state of the layer below (the state carried up);
+- each layer above 0 reading something other than the layer below's output as it is: tanh applied to
+  it again, the layer's own input added (a residual connection), (LSTM) the cell states, or
+  (bidirectional) the backward half still in the order it was computed.
 
 helpers.diagnose tries these when no catalogued bug (helpers.bugs) explains every probe; each is a
 copy of the layer, or of hx, changed, then run by torch (a stack one layer at a time with
@@ -24,6 +27,7 @@ from dataclasses import dataclass
 from itertools import permutations
 
 import torch
+from torch.nn.utils.rnn import PackedSequence
 
 from helpers import gate_blocks, layer_parts
 from helpers.gates import ORDER
@@ -41,6 +45,10 @@ STEP_NAMES = {"weight_ih": "W_ih", "weight_hh": "W_hh", "bias_ih": "b_ih", "bias
 
 class NotApplicableError(Exception):
     """The slip cannot happen on this probe's layer or state (it has no such layer, no hx, shapes differ)."""
+
+
+class ShapesDifferError(NotApplicableError):
+    """The slip puts a parameter where one of another shape belongs: code with it raises on this probe."""
 
 
 @dataclass(frozen=True)
@@ -79,6 +87,7 @@ def slips(module):
         *_left_out(module),
         *_blocks(module),
         *_state_rows(module),
+        *_handed_up(module),
     ]
 
 
@@ -305,7 +314,7 @@ def _weights_from(kinds, sources_of):
                     if not (hasattr(module, meant) and hasattr(module, used)):
                         raise NotApplicableError
                     if getattr(module, meant).shape != getattr(module, used).shape:
-                        raise NotApplicableError
+                        raise ShapesDifferError
                     getattr(changed, meant).copy_(getattr(module, used))
         return changed, hx
 
@@ -432,3 +441,140 @@ def _carried_up(module, input, hx, both):
     if lstm:
         return layer_input, tuple(torch.cat([f[j] for f in finals]) for j in range(2))
     return layer_input, torch.cat(finals)
+
+
+HANDED_UP_FIX = "hand each layer the output of the layer below as it is, (seq_len, batch, num_directions * hidden_size)"
+
+
+def _handed_up(module):
+    """Each layer above 0 reading something other than the layer below's output (the module docstring)."""
+    if module.num_layers < 2:
+        return []
+    found = [
+        WiringSlip(
+            "tanh applied again to what each layer hands the layer above: it reads tanh(output of the layer "
+            "below), not that output itself (already the activation's result)",
+            HANDED_UP_FIX + ": no activation between the layers",
+            run=lambda m, i, h: _stack_reading(m, i, h, lambda part, below, x, state: _apply(below, torch.tanh)),
+        ),
+        WiringSlip(
+            "tanh applied again to every layer's output, the top one's too: each layer reads tanh(output of the "
+            "layer below), and output is tanh of the top layer's states",
+            HANDED_UP_FIX + "; and return the top layer's states themselves as output",
+            run=lambda m, i, h: _stack_reading(
+                m,
+                i,
+                h,
+                lambda part, below, x, state: _apply(below, torch.tanh),
+                top=lambda out, x: _apply(out, torch.tanh),
+            ),
+        ),
+    ]
+    for first in (1, 0):
+        found.append(
+            WiringSlip(
+                f"a residual connection: each layer from layer {first} up adds its own input to its output "
+                "(output of layer k = its states + what it reads), which nn.RNN, nn.LSTM and nn.GRU never do",
+                HANDED_UP_FIX + ", and return the top layer's states as output, with nothing added",
+                run=lambda m, i, h, first=first: _residual(m, i, h, first),
+            )
+        )
+    if module.mode == "LSTM":
+        found.append(
+            WiringSlip(
+                "each layer above layer 0 reads the cell states c_t of the layer below instead of its hidden "
+                "states h_t",
+                HANDED_UP_FIX + ": the h_t of every step (output), never the cell states",
+                run=_reads_cells,
+            )
+        )
+    if module.bidirectional:
+        found.append(
+            WiringSlip(
+                "the backward half handed up still in the order it was computed (its state for the last step "
+                "first): each layer above 0 reads the backward states reversed in time, and only the top layer's "
+                "are put back in time order",
+                "put each layer's backward states back in time order (flip them, or store the state for step t at t) "
+                "before the layer above reads them: it reads [forward h_t, backward h_t] at every t",
+                run=lambda m, i, h: _stack_reading(m, i, h, _backward_reversed),
+            )
+        )
+    return found
+
+
+def _apply(value, fn):
+    """fn applied to a layer's output, a tensor or a PackedSequence's data."""
+    if isinstance(value, PackedSequence):
+        return value._replace(data=fn(value.data))
+    return fn(value)
+
+
+def _stack_reading(module, input, hx, hand_up, top=None):
+    """torch's stack run one layer at a time, the layer above reading hand_up(part, output, its input, hx rows)
+    instead of the layer below's output; `top(output, input of the top layer)` changes the top layer's output."""
+    L, D = module.num_layers, _D(module)
+    if L < 2:
+        raise NotApplicableError
+    layer_input, finals = input, []
+    for k in range(L):
+        part = layer_parts.layers(module, k, k + 1)
+        own = layer_parts.rows(hx, slice(k * D, (k + 1) * D))
+        output, state = part(layer_input, own)
+        finals.append(state)
+        if k < L - 1:
+            layer_input = hand_up(part, output, layer_input, own)
+        else:
+            layer_input = output if top is None else top(output, layer_input)
+    if module.mode == "LSTM":
+        return layer_input, tuple(torch.cat([f[j] for f in finals]) for j in range(2))
+    return layer_input, torch.cat(finals)
+
+
+def _residual(module, input, hx, first):
+    """torch's stack with each layer from `first` up adding what it reads to its output (widths must agree)."""
+
+    def add(part, output, x, state):
+        if _width(output) != _width(x):
+            raise NotApplicableError
+        return _apply(output, lambda data: data + (x.data if isinstance(x, PackedSequence) else x))
+
+    calls = {"k": 0}
+
+    def hand_up(part, output, x, state):
+        calls["k"] += 1
+        return add(part, output, x, state) if calls["k"] - 1 >= first else output
+
+    return _stack_reading(module, input, hx, hand_up, top=lambda output, x: add(None, output, x, None))
+
+
+def _width(value):
+    return (value.data if isinstance(value, PackedSequence) else value).shape[-1]
+
+
+def _time_dim(module, value):
+    return 1 if module.batch_first and value.dim() == 3 else 0
+
+
+def _backward_reversed(part, output, x, state):
+    """[forward h_t, backward h_{T-1-t}]: the backward half left in the order it was computed."""
+    if isinstance(output, PackedSequence):
+        raise NotApplicableError  # shorter sequences make "reversed" ambiguous
+    H = output.shape[-1] // 2
+    forward, backward = output[..., :H], output[..., H:]
+    return torch.cat([forward, backward.flip(_time_dim(part, output))], dim=-1)
+
+
+def _reads_cells(module, input, hx):
+    """(LSTM, one direction, no projection) torch's stack with each layer above 0 reading the cell states below."""
+    if module.bidirectional or module.proj_size or isinstance(input, PackedSequence):
+        raise NotApplicableError
+
+    def cells(part, output, x, state):
+        dim = _time_dim(part, x)
+        c_states = []
+        for t in range(x.shape[dim]):
+            _, state = part(x.narrow(dim, t, 1), state)
+            c_states.append(state[1].transpose(0, 1) if part.batch_first and x.dim() == 3 else state[1])
+        return torch.cat(c_states, dim=dim)
+
+    return _stack_reading(module, input, hx, cells)

@@ -39,13 +39,23 @@ def test_no_slip_is_said_where_none_explains_the_shape(got, want):
 
 
 def stack(
-    module, input, hx=None, weights=None, rows=None, dropped=(), carried=False, direction_first=False, top_first=False
+    module,
+    input,
+    hx=None,
+    weights=None,
+    rows=None,
+    dropped=(),
+    carried=False,
+    direction_first=False,
+    top_first=False,
+    hand_up=None,
 ):
     """A student's stacked (bidirectional) layer with torch's cells, rewired: `weights(layer, direction, kind)`
     names the parameter used, `rows(layer, direction)` the row of hx a layer and direction start from;
     `dropped` holds the (layer, direction, kind) of biases left out; `carried` starts each layer above 0
     from the final state of the layer below; `direction_first` reads hx and writes h_n in rows d * L + l;
-    `top_first` reads hx's rows from the top layer down."""
+    `top_first` reads hx's rows from the top layer down; `hand_up(layer, top, output, its input)` is what the layer
+    above reads (and, for the top layer, the output returned)."""
     D = 2 if module.bidirectional else 1
     steps, batch, _ = input.shape
     layer_input, h_n = input, []
@@ -72,7 +82,9 @@ def stack(
                 states[t] = h
             outputs.append(torch.stack(states))
             h_n.append(h)
-        layer_input = torch.cat(outputs, dim=2)
+        output = torch.cat(outputs, dim=2)
+        top = layer == module.num_layers - 1
+        layer_input = output if hand_up is None else hand_up(layer, top, output, layer_input)
     if direction_first:
         h_n = [h_n[k * D + d] for d in range(D) for k in range(module.num_layers)]
     return layer_input, torch.stack(h_n)
@@ -144,6 +156,78 @@ def test_diagnose_names_a_rewired_stack(rewired, said, capsys):
     module, input = nn.RNN(3, 4, num_layers=2, bidirectional=True), torch.randn(5, 2, 3)
     assert not diagnose(lambda m, x, hx=None: stack(m, x, hx, **rewired), module, input, torch.randn(4, 2, 4))
     assert said in capsys.readouterr().out
+
+
+def backward_left_reversed(layer, top, output, below):
+    """The backward half handed up in computed order, put back in time order only for the top layer."""
+    H = output.shape[-1] // 2
+    return output if top else torch.cat([output[..., :H], output[..., H:].flip(0)], dim=2)
+
+
+@pytest.mark.parametrize(
+    "hand_up, said",
+    [
+        (
+            lambda layer, top, output, below: output if top else torch.tanh(output),
+            "most likely: tanh applied again to what each layer hands the layer above",
+        ),
+        (
+            lambda layer, top, output, below: output + below if layer > 0 else output,
+            "most likely: a residual connection: each layer from layer 1 up adds its own input to its output",
+        ),
+        (
+            backward_left_reversed,
+            "most likely: the backward half handed up still in the order it was computed",
+        ),
+    ],
+    ids=["tanh again", "residual", "backward half reversed"],
+)
+def test_diagnose_names_what_a_layer_above_reads_instead_of_the_output_below(hand_up, said, capsys):
+    """Each layer alone is right; what the layer below hands up is not its output as it is: named."""
+    torch.manual_seed(0)
+    module, input = nn.RNN(3, 4, num_layers=2, bidirectional=True), torch.randn(5, 2, 3)
+    assert not diagnose(lambda m, x, hx=None: stack(m, x, hx, hand_up=hand_up), module, input, torch.randn(4, 2, 4))
+    assert said in capsys.readouterr().out
+
+
+def lstm_stack_reading_cells(module, input, hx=None):
+    """A student's two-layer LSTM whose layer 1 reads layer 0's cell states instead of its hidden states."""
+    layer_input, finals = input, []
+    for layer in range(module.num_layers):
+        W_ih, W_hh, b_ih, b_hh = (
+            getattr(module, f"{kind}_l{layer}") for kind in ("weight_ih", "weight_hh", "bias_ih", "bias_hh")
+        )
+        h = torch.zeros(input.shape[1], module.hidden_size) if hx is None else hx[0][layer]
+        c = torch.zeros_like(h) if hx is None else hx[1][layer]
+        hs, cs = [], []
+        for x_t in layer_input:
+            i, f, g, o = (x_t @ W_ih.T + b_ih + h @ W_hh.T + b_hh).chunk(4, dim=1)
+            c = torch.sigmoid(f) * c + torch.sigmoid(i) * torch.tanh(g)
+            h = torch.sigmoid(o) * torch.tanh(c)
+            hs.append(h)
+            cs.append(c)
+        finals.append((h, c))
+        layer_input = torch.stack(cs) if layer < module.num_layers - 1 else torch.stack(hs)
+    return layer_input, (torch.stack([h for h, _ in finals]), torch.stack([c for _, c in finals]))
+
+
+def test_diagnose_names_a_layer_that_reads_the_cell_states_below(capsys):
+    torch.manual_seed(0)
+    module, input = nn.LSTM(3, 4, num_layers=2), torch.randn(5, 2, 3)
+    assert not diagnose(lstm_stack_reading_cells, module, input)
+    assert (
+        "most likely: each layer above layer 0 reads the cell states c_t of the layer below" in capsys.readouterr().out
+    )
+
+
+def test_a_weight_of_another_shape_in_a_layer_above_is_named_where_it_fits_and_raises_elsewhere(capsys):
+    """Every layer's backward run computing with layer 0's backward parameters: shapes agree only where the input
+    size equals num_directions * hidden_size; on a probe where they differ the student's code raises, as it must."""
+    torch.manual_seed(0)
+    module, input = nn.RNN(8, 4, num_layers=2, bidirectional=True), torch.randn(5, 2, 8)
+    weights = lambda k, d, kind: f"{kind}_l{0 if d else k}" + ("_reverse" if d else "")  # noqa: E731
+    assert not diagnose(lambda m, x, hx=None: stack(m, x, hx, weights=weights), module, input)
+    assert "uses `weight_ih_l0_reverse` and `weight_hh_l0_reverse` and `bias_ih_l0_reverse`" in capsys.readouterr().out
 
 
 def test_every_layer_from_layer_0_is_told_apart_from_one_layer_on_three_layers(capsys):
