@@ -573,7 +573,7 @@ def _departure(outcome, expected, probe, sandbox=None):
                 f"{part} is {_what(mine)}; it should be a tensor shaped {_layout(part, module, probe.input)}{fix}"
             )
         if mine.shape != theirs.shape:
-            return Departure(_shape_problem(part, mine, theirs, module, probe.input), part=part)
+            return Departure(_shape_problem(part, mine, theirs, module, probe.input, probe.hx), part=part)
         if mine.dtype != theirs.dtype:
             return Departure(
                 f"{part} is {mine.dtype}; torch's is {theirs.dtype}, the dtype of the layer's weights. Something in "
@@ -713,9 +713,12 @@ def _named_sizes(module, input):
     return {name: size for name, size in sizes.items() if size is not None}
 
 
-def _shape_problem(part, mine, theirs, module, input):
+def _shape_problem(part, mine, theirs, module, input, hx=None):
     layout = _layout(part, module, input)
     text = f"{part} has shape {tuple(mine.shape)}; torch's is {layout}"
+    steps = _steps_slip(mine, theirs, module, input, hx) if part == "output" else None
+    if steps:
+        return f"{text}: {steps}"
     names = tuple(re.findall(r"([\w*]+)=", layout))
     slip = shape_slip(
         mine.shape, theirs.shape, names if len(names) == theirs.dim() else None, _named_sizes(module, input)
@@ -750,6 +753,84 @@ def _shape_problem(part, mine, theirs, module, input):
             "side when bidirectional)"
         )
     return text
+
+
+def _steps_slip(mine, theirs, module, input, hx):
+    """Which steps a wrong-length or transposed output holds, found by comparing its values with torch's: a loop
+    that starts at step 1 or stops one step early, the initial state kept as a step, or the loop run over the batch."""
+    if isinstance(input, PackedSequence) or not isinstance(mine, Tensor) or not mine.is_floating_point():
+        return None
+    time = 1 if module.batch_first and input.dim() == 3 else 0
+    T = input.shape[time]
+
+    def torch_on(x, state):
+        with torch.no_grad():
+            return module(x, state)[0]
+
+    candidates = []  # (what the student's code does, a function computing what that code returns)
+    if mine.dim() == theirs.dim() and mine.shape[time] == T - 1:
+        candidates = [
+            (
+                "your loop starts at step 1 (range(1, seq_len), or input[1:]): x_0 is never read, and output holds "
+                "one step fewer. Python counts from 0: the steps are t = 0, 1, ..., seq_len - 1",
+                lambda: torch_on(input.narrow(time, 1, T - 1), hx),
+            ),
+            (
+                f"your loop stops one step early (range(seq_len - 1), or input[:-1]): the last step, t = {T - 1}, "
+                "is never computed; loop over every t in range(seq_len)",
+                lambda: theirs.narrow(time, 0, T - 1),
+            ),
+            (
+                "your output leaves out the first step's state (output[1:], or states kept from the second step on): "
+                "output[t] is the state after step t, for every t from 0",
+                lambda: theirs.narrow(time, 1, T - 1),
+            ),
+        ]
+    elif mine.dim() == theirs.dim() and mine.shape[time] == T + 1 and module.num_layers == 1:
+        candidates = [
+            (
+                "your output starts with the initial state h_0: output holds the states after the steps t = 0 .. "
+                "seq_len - 1, never h_0 (keep h_0 out of the list you stack)",
+                lambda: torch.cat([_initial_step(hx, theirs, time), theirs], dim=time),
+            )
+        ]
+    elif input.dim() == 3 and mine.shape == theirs.transpose(0, 1).shape:
+        read = "(batch, seq_len, input_size)" if not module.batch_first else "(seq_len, batch, input_size)"
+        meant = (
+            "(batch, seq_len, input_size) (batch_first=True): step t is input[:, t]"
+            if module.batch_first
+            else "(seq_len, batch, input_size) (batch_first=False): step t is input[t]"
+        )
+        candidates = [
+            (
+                f"the same sizes in another order: your loop runs over the batch as if it were time: the input is "
+                f"read as {read}, while this layer's "
+                f"input is {meant}",
+                lambda: torch_on(input.transpose(0, 1), None),
+            ),
+            (
+                "the same sizes in another order: your output is torch's with its first two dimensions exchanged: "
+                "return it as "
+                + ("(batch, seq_len, ...) for batch_first=True" if module.batch_first else "(seq_len, batch, ...)"),
+                lambda: theirs.transpose(0, 1),
+            ),
+        ]
+    for said, computed in candidates:
+        try:
+            candidate = computed()
+        except Exception:  # torch cannot run this variant (hx of another batch size): it explains nothing
+            continue
+        if candidate.shape == mine.shape and _same_value(mine, candidate):
+            return said
+    return None
+
+
+def _initial_step(hx, theirs, time):
+    """(one layer, one direction) h_0 shaped as one step of output; zeros when hx is None."""
+    shape = list(theirs.shape)
+    shape[time] = 1
+    h_0 = hx[0] if isinstance(hx, tuple) else hx
+    return theirs.new_zeros(shape) if h_0 is None else h_0[-1].reshape(shape)
 
 
 def _what(value):

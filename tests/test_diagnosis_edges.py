@@ -447,3 +447,34 @@ def test_directions_summed_instead_of_concatenated_are_named(capsys):
     torch.manual_seed(0)
     assert not diagnose(summed, nn.GRU(3, 4, bidirectional=True), torch.randn(5, 3, 3))
     assert "yours is torch's two directions summed: torch concatenates them" in capsys.readouterr().out
+
+
+def rnn_loop(module, input, hx=None, times=None, keep_h_0=False, time_dim=0):
+    """A student's one-layer RNN loop over `times` (default every step) along `time_dim`; `keep_h_0` stacks h_0
+    first."""
+    W_ih, W_hh, b_ih, b_hh = module.weight_ih_l0, module.weight_hh_l0, module.bias_ih_l0, module.bias_hh_l0
+    steps = input.unbind(time_dim)
+    h = torch.zeros(steps[0].shape[0], module.hidden_size) if hx is None else hx[0]
+    states = [h] if keep_h_0 else []
+    for t in range(len(steps)) if times is None else times(len(steps)):
+        h = torch.tanh(steps[t] @ W_ih.T + b_ih + h @ W_hh.T + b_hh)
+        states.append(h)
+    return torch.stack(states), h[None]
+
+
+@pytest.mark.parametrize(
+    "options, said",
+    [
+        ({"times": lambda T: range(1, T)}, "your loop starts at step 1 (range(1, seq_len), or input[1:])"),
+        ({"times": lambda T: range(T - 1)}, "your loop stops one step early (range(seq_len - 1), or input[:-1])"),
+        ({"keep_h_0": True}, "your output starts with the initial state h_0"),
+        ({"time_dim": 1}, "your loop runs over the batch as if it were time"),
+    ],
+    ids=["from step 1", "one step early", "h_0 kept", "over the batch"],
+)
+def test_an_output_with_the_wrong_steps_is_told_which_steps_it_holds(options, said, capsys):
+    """The output's values say which steps the loop ran: matched against torch on the input so changed."""
+    torch.manual_seed(0)
+    module, input = nn.RNN(3, 4), torch.randn(5, 2, 3)
+    assert not diagnose(lambda m, x, hx=None: rnn_loop(m, x, hx, **options), module, input)
+    assert said in capsys.readouterr().out
