@@ -142,13 +142,14 @@ bench: setup ## Time a slider change: in the kernel (vs a naive redraw) and key 
 	PYTHONPATH=slides $(BIN)/python benchmarks/resources.py
 
 # benchmarks/wrong_versions.py: the wrong versions, written without reading helpers/bugs.py; report in build/diagnosis-quality/.
-bench-diagnosis: setup ## Wrong and right student versions through check_code and diagnose (the tuning set, then five sets written later; the last, blind3, written blind to the checks and run once): named, vague, misleading, missed
+bench-diagnosis: setup ## Wrong and right student versions through check_code and diagnose (the tuning set, then six sets written later; the last, blind4, written blind to the checks and run once): named, vague, misleading, missed
 	$(BIN)/python benchmarks/diagnosis_quality.py
 	$(BIN)/python benchmarks/diagnosis_quality.py --set holdout
 	$(BIN)/python benchmarks/diagnosis_quality.py --set fresh
 	$(BIN)/python benchmarks/diagnosis_quality.py --set blind
 	$(BIN)/python benchmarks/diagnosis_quality.py --set blind2
 	$(BIN)/python benchmarks/diagnosis_quality.py --set blind3
+	$(BIN)/python benchmarks/diagnosis_quality.py --set blind4
 
 # tools/mutation.py: each test file's coverage (which tests run which line) is kept in build/mutation/coverage/
 # and mapped again only when helpers/ or that file changes; each mutant then runs only the tests of its line.

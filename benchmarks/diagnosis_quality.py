@@ -54,6 +54,10 @@ read too, so it is a tuning set now. It writes build/diagnosis-quality/blind2-re
 `--set blind3` runs benchmarks/wrong_versions_blind3.py: a sixth set (126 wrong, 15 right), written
 blind to the checker (benchmarks/verify_blind3.py checks it against torch), run once after the
 improvements the fifth set's reading led to. It writes build/diagnosis-quality/blind3-report.txt.
+
+`--set blind4` runs benchmarks/wrong_versions_blind4.py: a seventh set (163 wrong, 18 right), written
+blind to the checker (benchmarks/verify_blind4.py checks it against torch), run once after the
+improvements the sixth set's reading led to. It writes build/diagnosis-quality/blind4-report.txt.
 """
 
 import contextlib
@@ -102,6 +106,11 @@ SETS = {
         "wrong_versions_blind3",
         REPORT.with_name("blind3-report.txt"),
         REPORT.with_name("blind3-results.json"),
+    ),
+    "blind4": (
+        "wrong_versions_blind4",
+        REPORT.with_name("blind4-report.txt"),
+        REPORT.with_name("blind4-results.json"),
     ),
 }
 WRONG_CLASSES = ["named", "vague", "misleading", "missed", "crash", "hang"]
