@@ -25,7 +25,7 @@ import torch
 from torch import Tensor, nn
 from torch.nn.utils.rnn import PackedSequence, pack_padded_sequence, pad_packed_sequence
 
-from helpers import bugs, gates, layer_parts, wiring_slips
+from helpers import bugs, error_hints, gates, layer_parts, wiring_slips
 from helpers._validate import check_input, check_module, check_packed, check_states
 from helpers.checks import Verdict
 from helpers.sandbox import Outcome, Sandbox, TooSlow, changes, copied, one_thread, raised, too_slow
@@ -1214,6 +1214,9 @@ def _generic_hint(departure, probe, outcome, probes, failing):
             "it changes in place a tensor that autograd needs (a parameter, or a state saved for the gradient): "
             "write h = h + ..., not h += ...; never write into the layer's weights."
         )
+    explained = None if error is None or _product(error, probe.module) else error_hints.explain(error, outcome.where)
+    if explained:
+        return explained
     if error is not None and "shape" in departure.text:
         return "compare the shapes in the message with your layer's, printed above."
     if error is not None:

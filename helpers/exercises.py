@@ -39,7 +39,7 @@ import textwrap
 
 import torch
 
-from helpers import answer_key, argument_slips, attempts, diagnosis, gates, provenance
+from helpers import answer_key, argument_slips, attempts, diagnosis, error_hints, gates, provenance
 from helpers.checks import report
 from helpers.exercise_types import CodeExercise, Exercise, SealedExercise
 from helpers.sandbox import Outcome, Sandbox, TooSlow, argument_names, changes, one_thread, raised, too_slow
@@ -338,12 +338,13 @@ def _first_departure(mine, want, number, theirs):
 
 def _step_hint(outcome, want, exercise, case):
     """What to look at when no listed mistake explains a step function's result on case number `case`."""
+    explained = None if outcome.error is None else error_hints.explain(outcome.error, outcome.where)
     if outcome.error is not None and case != 0:
-        return (
-            "it works on the notebook's case but raises on this one: check that nothing depends on that case's sizes."
+        return "it works on the notebook's case but raises on this one: " + (
+            explained or "check that nothing depends on that case's sizes."
         )
     if outcome.error is not None:
-        return f"the message above says what went wrong{', at the line shown' if outcome.where else ''}."
+        return explained or f"the message above says what went wrong{', at the line shown' if outcome.where else ''}."
     got = outcome.value
     wants, shapes, is_tuple = _expected_parts(want)
     gots = got if isinstance(got, (tuple, list)) and is_tuple else (got,)
