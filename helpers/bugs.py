@@ -1,9 +1,11 @@
 """The catalogue of named bugs: what a hand-written RNN, LSTM or GRU computes with each one.
 
 `helpers.diagnose` names a student's bug by finding the catalogued bug whose result equals the
-student's on every probe. Each `Bug` is one deviation from the correct recurrence, written as a
-switch in `run`, a plain re-implementation of the layer (`run(module, input, hx)` without a bug
-equals `module(input, hx)`). Introduced in notebooks/02_feature_vectors.ipynb.
+student's on every probe. Each `Bug` is one deviation from the correct recurrence: a set of seams
+of the one engine, helpers.recurrence, overridden (`_WithBug`, a subclass of its `Exact`), or,
+for the layout (batch_first, hx, h_n), a step before or after the engine in `run`.
+`run(module, input, hx)` without a bug equals `module(input, hx)`. Introduced in
+notebooks/02_feature_vectors.ipynb.
 """
 
 from collections.abc import Callable
@@ -12,7 +14,7 @@ from dataclasses import dataclass
 import torch
 from torch.nn.utils.rnn import PackedSequence, pad_packed_sequence
 
-from helpers.unroll import _pack_like, _weights
+from helpers import recurrence
 
 
 @dataclass(frozen=True)
@@ -447,39 +449,11 @@ def run(module, input, hx=None, bug=None):
         c_0 = torch.zeros_like(c_0)
     if bug == "hx_swapped" and hx is not None:
         h_0, c_0 = c_0, h_0
-    if bug == "padding_run_through":
-        lengths = None
 
-    layer_input, h_finals, c_finals = x, [], []
-    for layer in range(L):
-        states = []
-        for direction in range(D):
-            row = {"h_0_first_row": 0, "h_0_direction_major": direction * L + layer}.get(bug, layer * D + direction)
-            reads = x if bug == "layers_not_chained" else layer_input
-            state = (h_0[row], c_0[row])
-            if bug == "cell_carried_up" and layer > 0:
-                state = (h_0[row], c_finals[(layer - 1) * D + direction])  # the layer below's last cell
-            if bug == "backward_from_forward_end" and direction == 1:
-                state = (h_finals[-1], c_finals[-1])
-            per_step, h, c = _direction(module, (layer, direction), reads, state, lengths, bug)
-            states.append(per_step)
-            h_finals.append(h)
-            c_finals.append(c)
-        if bug == "directions_swapped":
-            states = states[::-1]
-        layer_output = torch.cat(states, dim=0 if bug == "directions_stacked_in_time" else 2)
-        if bug == "reads_one_direction":
-            layer_output = states[-1]  # the last direction computed, as a loop variable overwritten keeps it
-        layer_input = layer_output
-        if bug == "next_layer_halves_swapped":
-            layer_input = torch.cat(states[::-1], dim=2)
-        if bug == "layer_reads_below_a_step_late":  # the state each step started from
-            layer_input = torch.cat([h_0[layer][None], layer_output[:-1]])
-        if layer == 0:
-            bottom_output = layer_output
-
-    output = bottom_output if bug == "output_bottom_layer" else layer_output  # (T, B, D*H), the top layer
-    h_n, c_n = torch.stack(h_finals), torch.stack(c_finals)  # (L*D, B, H)
+    outputs, h_n, c_n = recurrence.run(module, x, h_0, c_0 if lstm else None, lengths, _WithBug(bug))
+    output = outputs[0 if bug == "output_bottom_layer" else -1]  # (T, B, D*H): the top layer's, as torch returns
+    if c_n is None:  # outside LSTM: a stand-in for the fixes below to treat like c_n, left out of the result
+        c_n = torch.zeros_like(h_n)
     if bug == "h_n_direction_major":
         order = [k * D + d for d in range(D) for k in range(L)]
         h_n, c_n = h_n[order], c_n[order]
@@ -502,7 +476,7 @@ def run(module, input, hx=None, bug=None):
         else:
             h_n[-D:] = last  # zeros for a sequence shorter than T
     if packed:
-        output = _pack_like(output, input)
+        output = recurrence.pack_like(output, input)
     elif batched and module.batch_first and bug not in ("output_not_batch_first", "batch_first_ignored"):
         output = output.reshape(B, T, -1) if bug == "batch_first_reshaped" else output.transpose(0, 1)  # (B, T, D*H)
     if not batched:
@@ -523,64 +497,132 @@ def _initial(module, hx, batched, B, dtype):
     return h_0, c_0
 
 
-def _direction(module, where, layer_input, state, lengths, bug):
-    """One direction of one layer: its states in time order (T, B, H), and its final (h, c)."""
-    layer, direction = where
-    weights_of = 0 if bug == "layer_0_weights_everywhere" else layer
-    W_ih, W_hh, b_ih, b_hh, W_hr = _weights(module, weights_of, 0 if bug == "reverse_weights_unused" else direction)
-    if bug in ("bias_ih_missing", "biases_missing"):
-        b_ih = None
-    if bug in ("bias_hh_missing", "biases_missing"):
-        b_hh = None
-    if bug == "weights_swapped":
-        W_ih, W_hh = W_hh, W_ih
-    if bug == "b_ih_for_both":
-        b_hh = b_ih
-    T = layer_input.shape[0]
-    backward = where[1] == 1
-    flipped = backward and bug == "features_flipped"
-    if flipped:
-        layer_input = layer_input.flip(-1)
-    if backward and bug == "backward_from_padding":
-        lengths = None
-    times = list(range(T - 1, -1, -1) if backward and bug not in ("not_reversed", "features_flipped") else range(T))
-    if (bug == "backward_stops_early" and backward) or (bug == "loop_stops_early" and not backward):
-        times = times[:-1]  # range(T - 1, 0, -1) or range(T - 1): the direction's last step never computed
-    h, c = state
-    h_0, c_0 = state
-    per_step = [None] * T
-    for t in times:
-        h_prev = {"h_prev_zero": torch.zeros_like(h), "h_0_every_step": h_0}.get(bug, h)
-        c_prev = c_0 if bug == "cell_not_carried" else c
-        if bug == "state_detached_before_step":  # the same values; the gradient stops at every step
-            h_prev, c_prev = h_prev.detach(), c_prev.detach()
-        untransposed = {"W_ih_not_transposed": "ih", "W_hh_not_transposed": "hh", "weights_not_transposed": "ihhh"}
-        x_part = layer_input[t] @ (W_ih if "ih" in untransposed.get(bug, "") else W_ih.T)  # (B, G*H)
-        h_part = h_prev @ (W_hh if "hh" in untransposed.get(bug, "") else W_hh.T)  # (B, G*H)
-        x_part = x_part if b_ih is None else x_part + b_ih
-        h_part = h_part if b_hh is None else h_part + b_hh
-        if module.mode == "LSTM":
-            h_new, c_new = _lstm(x_part, h_part, c_prev, bug)
-            if W_hr is not None and bug != "projection_missing":
-                h_new = h_new @ W_hr.T  # (B, P)
-        elif module.mode == "GRU":
-            h_new, c_new = _gru(x_part, h_part, h_prev, (W_hh, b_hh), bug), c
+# The bugs that change what happens inside one cell, and the cell whose code has them.
+_RNN_CELL_BUGS = ("wrong_nonlinearity", "no_nonlinearity")
+_LSTM_CELL_BUGS = (
+    "lstm_gates_ifog",
+    "lstm_i_f_swapped",
+    "h_is_o_times_c",
+    "lstm_g_sigmoid",
+    "forget_bias_added",
+    "h_from_c_prev",
+)
+_GRU_CELL_BUGS = (
+    "gru_reset_before_product",
+    "gru_b_hn_outside_reset",
+    "gru_reset_unused",
+    "gru_z_flipped",
+    "gru_gates_zrn",
+    "gru_n_sigmoid",
+)
+
+
+class _WithBug(recurrence.Exact):
+    """torch's recurrence with the catalogued bug `bug` (None: none) in the seams where it acts."""
+
+    def __init__(self, bug):
+        self.bug = bug
+
+    def weights(self, module, layer, direction):
+        layer = 0 if self.bug == "layer_0_weights_everywhere" else layer
+        direction = 0 if self.bug == "reverse_weights_unused" else direction
+        W_ih, W_hh, b_ih, b_hh, W_hr = super().weights(module, layer, direction)
+        if self.bug in ("bias_ih_missing", "biases_missing"):
+            b_ih = None
+        if self.bug in ("bias_hh_missing", "biases_missing"):
+            b_hh = None
+        if self.bug == "weights_swapped":
+            W_ih, W_hh = W_hh, W_ih
+        if self.bug == "b_ih_for_both":
+            b_hh = b_ih
+        return W_ih, W_hh, b_ih, b_hh, W_hr
+
+    def layer_input(self, x, below, at):
+        reads = x if self.bug == "layers_not_chained" else below
+        return reads.flip(-1) if at.direction and self.bug == "features_flipped" else reads
+
+    def start(self, h_0, c_0, finals, at):
+        L, D = at.module.num_layers, 2 if at.module.bidirectional else 1
+        row = {"h_0_first_row": 0, "h_0_direction_major": at.direction * L + at.layer}.get(self.bug, at.row)
+        h, c = h_0[row], None if c_0 is None else c_0[row]
+        if self.bug == "cell_carried_up" and at.layer > 0:
+            c = finals[at.row - D][1]  # the last cell of the layer below, same direction
+        if self.bug == "backward_from_forward_end" and at.direction == 1:
+            h, c = finals[-1]
+        return h, c
+
+    def lengths(self, lengths, at):
+        if self.bug == "padding_run_through" or (self.bug == "backward_from_padding" and at.direction):
+            return None
+        return lengths
+
+    def times(self, seq_len, at):
+        backward = at.direction == 1
+        in_time_order = backward and self.bug in ("not_reversed", "features_flipped")
+        times = list(range(seq_len) if in_time_order else super().times(seq_len, at))
+        if (self.bug == "backward_stops_early" and backward) or (self.bug == "loop_stops_early" and not backward):
+            times = times[:-1]  # range(T - 1, 0, -1) or range(T - 1): the direction's last step never computed
+        return times
+
+    def input_parts(self, layer_input, at):
+        """One step at a time, as a student's loop computes them: a product of the wrong shapes fails with one step's sizes."""
+        W = at.W_ih if self.bug in ("W_ih_not_transposed", "weights_not_transposed") else at.W_ih.T
+        return torch.stack([x_t @ W if at.b_ih is None else x_t @ W + at.b_ih for x_t in layer_input])  # (T, B, G*H)
+
+    def previous(self, h, c, start):
+        h_prev = {"h_prev_zero": torch.zeros_like(h), "h_0_every_step": start[0]}.get(self.bug, h)
+        c_prev = start[1] if self.bug == "cell_not_carried" else c
+        if self.bug == "state_detached_before_step":  # the same values; the gradient stops at every step
+            h_prev, c_prev = h_prev.detach(), None if c_prev is None else c_prev.detach()
+        return h_prev, c_prev
+
+    def hidden_part(self, h_prev, at):
+        if self.bug not in ("W_hh_not_transposed", "weights_not_transposed"):
+            return super().hidden_part(h_prev, at)
+        hidden_part = h_prev @ at.W_hh  # (B, P) @ (G*H, P): fails unless G*H == P
+        return hidden_part if at.b_hh is None else hidden_part + at.b_hh
+
+    def cell(self, input_part, hidden_part, h_prev, c_prev, at):
+        mode = at.module.mode
+        if mode == "LSTM" and self.bug in _LSTM_CELL_BUGS:
+            h, c = _lstm(input_part, hidden_part, c_prev, self.bug)
+        elif mode == "GRU" and self.bug in _GRU_CELL_BUGS:
+            h, c = _gru(input_part, hidden_part, h_prev, (at.W_hh, at.b_hh), self.bug), None
+        elif mode.startswith("RNN") and self.bug in _RNN_CELL_BUGS:
+            h, c = _activation(at.module, self.bug)(input_part + hidden_part), None
         else:
-            h_new, c_new = _activation(module, bug)(x_part + h_part), c
-        stored = h_prev if bug == "output_h_prev" else h_new
-        if lengths is not None:
-            valid = (t < lengths)[:, None]  # (B, 1): which sequences have a step t
-            stored = torch.where(valid, stored, torch.zeros_like(stored))
-            h_new = torch.where(valid, h_new, h)
-            c_new = torch.where(valid, c_new, c)
-        per_step[t] = stored
-        h, c = (h_new.detach(), c_new.detach()) if bug == "state_detached" else (h_new, c_new)
-    if backward and bug == "backward_not_realigned":
-        per_step = per_step[::-1]  # the state of step T-1 first, as the loop produced them
-    if bug == "outputs_aliased":
-        per_step = [h if s is not None else None for s in per_step]  # one tensor, holding what was written last
-    per_step = [torch.zeros_like(h) if s is None else s for s in per_step]  # a step never computed stays zero
-    return torch.stack(per_step), h, c
+            return super().cell(input_part, hidden_part, h_prev, c_prev, at)
+        return h, c, input_part + hidden_part, {}  # a bug's gates are not recorded
+
+    def project(self, h, at):
+        return h if self.bug == "projection_missing" else super().project(h, at)
+
+    def stored(self, h_prev, h):
+        return h_prev if self.bug == "output_h_prev" else h
+
+    def carry(self, h, c):
+        if self.bug == "state_detached":  # the same values; the gradient stops at every step
+            return h.detach(), None if c is None else c.detach()
+        return h, c
+
+    def finish(self, per_step, h, at):
+        if at.direction and self.bug == "backward_not_realigned":
+            per_step = per_step[::-1]  # the state of step T-1 first, as the loop produced them
+        if self.bug == "outputs_aliased":
+            per_step = [h if s is not None else None for s in per_step]  # one tensor, holding what was written last
+        return [torch.zeros_like(h) if s is None else s for s in per_step]  # a step never computed stays zero
+
+    def combine(self, per_direction, starts):
+        states = per_direction[::-1] if self.bug == "directions_swapped" else per_direction
+        output = torch.cat(states, dim=0 if self.bug == "directions_stacked_in_time" else 2)
+        if self.bug == "reads_one_direction":
+            output = states[-1]  # the last direction computed, as a loop variable overwritten keeps it
+        next_input = output
+        if self.bug == "next_layer_halves_swapped":
+            next_input = torch.cat(states[::-1], dim=2)
+        if self.bug == "layer_reads_below_a_step_late":  # the state each step started from
+            next_input = torch.cat([starts[0][0][None], output[:-1]])
+        return output, next_input
 
 
 def _activation(module, bug):

@@ -2,7 +2,9 @@
 
 `unroll(module, input, hx)` returns exactly what `module(input, hx)` returns, and `trace(...)`
 returns the same result together with every intermediate value (one `Step` per layer,
-direction and time step), for plots and explanations. Only plain tensor operations are used:
+direction and time step), for plots and explanations. This module checks the arguments and
+handles the layouts (batch_first, unbatched, packed input); the loop itself, with the
+equations, is helpers.recurrence's `run` and `Exact`. Only plain tensor operations are used:
 no call to the module's forward, to torch's fused RNN kernels or to the nn.*Cell modules.
 
 Supported: nn.RNN (tanh/relu), nn.LSTM (with proj_size) and nn.GRU with every option: bias,
@@ -22,10 +24,7 @@ from torch import Tensor
 from torch.nn.utils.rnn import PackedSequence, pad_packed_sequence
 
 from helpers._validate import check_input, check_module, check_packed, check_states, student_facing
-
-# Torch's order of the gates in the stacked weights and biases (weight_ih_l0 is [W_ii | W_if | W_ig | W_io]
-# for LSTM, [W_ir | W_iz | W_in] for GRU): the one place it is written; plots and widgets read it here.
-GATES = {"RNN_TANH": (), "RNN_RELU": (), "LSTM": ("i", "f", "g", "o"), "GRU": ("r", "z", "n")}
+from helpers.recurrence import GATES, pack_like, run
 
 
 @dataclass(frozen=True)
@@ -137,8 +136,8 @@ def trace(module, input, hx=None):
     lstm = module.mode == "LSTM"
     if isinstance(input, PackedSequence):
         check_packed(module, input)
-        # Padded, in the batch's own order (torch also returns h_n in that order); padding is
-        # skipped below by masking each sequence's steps beyond its length.
+        # Padded, in the batch's own order (torch also returns h_n in that order); the engine
+        # skips the padding by masking each sequence's steps beyond its length.
         x, lengths = pad_packed_sequence(input)  # (T, B, in), (B,)
         batched = True
     else:
@@ -151,24 +150,11 @@ def trace(module, input, hx=None):
         h_0, c_0 = h_0.unsqueeze(1), (c_0.unsqueeze(1) if lstm else None)
 
     num_directions = 2 if module.bidirectional else 1
-    steps, finals = [], []
-    layer_input = x  # (T, B, in_0)
-    for layer in range(module.num_layers):
-        outputs = []
-        for direction in range(num_directions):
-            row = layer * num_directions + direction
-            state = (h_0[row], c_0[row] if lstm else None)  # (B, H) each
-            hidden_states, state = _run_direction(module, layer_input, state, lengths, (layer, direction), steps)
-            outputs.append(hidden_states)
-            finals.append(state)
-        # Both directions of the next layer read the time-aligned concatenation [fwd_t, bwd_t].
-        layer_input = torch.cat(outputs, dim=2)  # (T, B, D*H)
-
-    output = layer_input  # (T, B, D*H)
-    h_n = torch.stack([h for h, _ in finals])  # (L*D, B, H)
-    c_n = torch.stack([c for _, c in finals]) if lstm else None
+    steps = []  # one Step a step, in the order computed
+    outputs, h_n, c_n = run(module, x, h_0, c_0, lengths, record=lambda *fields: steps.append(Step(*fields)))
+    output = outputs[-1]  # (T, B, D*H): the top layer's states
     if lengths is not None:
-        output = _pack_like(output, input)
+        output = pack_like(output, input)
     elif batched and module.batch_first:
         output = output.transpose(0, 1)  # (B, T, D*H)
     if not batched:
@@ -176,103 +162,6 @@ def trace(module, input, hx=None):
         c_n = c_n.squeeze(1) if lstm else None
         steps = [_unbatch(s) for s in steps]
     return Trace(output, h_n, c_n, module.mode, tuple(steps), module.num_layers, num_directions, batched, lengths)
-
-
-def _run_direction(module, layer_input, state, lengths, where, steps):
-    """Run one direction of one layer; return its states in time order (T, B, H) and (h, c) at the end.
-
-    With `lengths` (packed input), a sequence takes part only in its first lengths[b] steps:
-    elsewhere it keeps its state and its output is 0, the value pad_packed_sequence pads with.
-    So the forward run ends at each sequence's last step and the backward run starts there.
-    """
-    layer, direction = where
-    W_ih, W_hh, b_ih, b_hh, W_hr = _weights(module, layer, direction)
-    cell = CELLS[module.mode]
-    seq_len = layer_input.shape[0]
-    times = range(seq_len - 1, -1, -1) if direction else range(seq_len)
-    # The input part x_t W_ih^T + b_ih does not depend on h, so, like torch, compute it for
-    # every step in one product; only the hidden part has to wait for the previous step.
-    input_parts = layer_input @ W_ih.T  # (T, B, G*H)
-    if b_ih is not None:
-        input_parts = input_parts + b_ih
-    hidden_states = [None] * seq_len
-    h, c = state
-    for t in times:
-        x_t, h_prev, c_prev = layer_input[t], h, c  # (B, in_k), (B, H), (B, H) or None
-        hidden_part = h_prev @ W_hh.T  # (B, G*H)
-        if b_hh is not None:
-            hidden_part = hidden_part + b_hh
-        h, c, pre_activation, gates = cell(input_parts[t], hidden_part, h_prev, c_prev)
-        if W_hr is not None:  # LSTM with proj_size: h is projected down to proj_size values
-            h = h @ W_hr.T  # (B, P)
-        valid = None if lengths is None else t < lengths  # (B,)
-        if valid is None:
-            hidden_states[t] = h
-        else:
-            keep = valid[:, None]
-            hidden_states[t] = torch.where(keep, h, torch.zeros_like(h))
-            h = torch.where(keep, h, h_prev)
-            c = None if c is None else torch.where(keep, c, c_prev)
-        steps.append(Step(layer, direction, t, x_t, h_prev, pre_activation, h, valid, gates, c_prev, c))
-    return torch.stack(hidden_states), (h, c)  # (T, B, H), ((B, H), (B, H) or None)
-
-
-def _rnn_cell(activation):
-    """h = activation(input part + hidden part)."""
-
-    def cell(input_part, hidden_part, h_prev, c_prev):
-        pre_activation = input_part + hidden_part
-        return activation(pre_activation), None, pre_activation, {}
-
-    return cell
-
-
-def _split(part, mode):
-    """A (B, G*H) stack of gate inputs cut into its G gates, by name, in torch's order (GATES)."""
-    names = GATES[mode]
-    return dict(zip(names, part.chunk(len(names), dim=-1), strict=True))  # name -> (B, H)
-
-
-def _lstm_cell(input_part, hidden_part, h_prev, c_prev):
-    """Gates i, f, g, o from one (B, 4H) pre-activation; c = f*c_prev + i*g, h = o*tanh(c)."""
-    pre_activation = input_part + hidden_part  # (B, 4H): the gates' inputs, stacked in torch's order
-    a = _split(pre_activation, "LSTM")
-    i, f, g, o = torch.sigmoid(a["i"]), torch.sigmoid(a["f"]), torch.tanh(a["g"]), torch.sigmoid(a["o"])
-    c = f * c_prev + i * g  # forget part of the old cell, write the gated candidate
-    h = o * torch.tanh(c)
-    return h, c, pre_activation, {"i": i, "f": f, "g": g, "o": o}
-
-
-def _gru_cell(input_part, hidden_part, h_prev, c_prev):
-    """r and z from both parts; n = tanh(x part + r * h part); h = (1 - z) * n + z * h_prev."""
-    x = _split(input_part, "GRU")  # (B, H) each: x W_i*^T + b_i*
-    hp = _split(hidden_part, "GRU")  # (B, H) each: h_prev W_h*^T + b_h*
-    a = {"r": x["r"] + hp["r"], "z": x["z"] + hp["z"]}  # what goes into each activation
-    r, z = torch.sigmoid(a["r"]), torch.sigmoid(a["z"])
-    a["n"] = x["n"] + r * hp["n"]  # torch resets (h_prev W_hn^T + b_hn), not h_prev itself
-    n = torch.tanh(a["n"])
-    h = n + z * (h_prev - n)  # = (1 - z) * n + z * h_prev, in the order torch computes it
-    pre_activation = torch.cat([a[name] for name in GATES["GRU"]], dim=-1)  # (B, 3H), stacked like the weights
-    return h, None, pre_activation, {"r": r, "z": z, "n": n}
-
-
-CELLS = {"RNN_TANH": _rnn_cell(torch.tanh), "RNN_RELU": _rnn_cell(torch.relu), "LSTM": _lstm_cell, "GRU": _gru_cell}
-
-
-def _pack_like(output, packed):
-    """Pack a padded (T, B, D*H) output the way `packed` is packed (torch returns it so)."""
-    if packed.sorted_indices is not None:
-        output = output.index_select(1, packed.sorted_indices)  # the packed, longest-first order
-    # At time t the packed data holds the first batch_sizes[t] sequences: those still running.
-    data = torch.cat([output[t, :size] for t, size in enumerate(packed.batch_sizes.tolist())])
-    return PackedSequence(data, packed.batch_sizes, packed.sorted_indices, packed.unsorted_indices)
-
-
-def _weights(module, layer, direction):
-    """W_ih, W_hh, b_ih, b_hh and (LSTM with proj_size) W_hr, by torch's parameter names."""
-    suffix = f"_l{layer}" + ("_reverse" if direction else "")
-    names = ("weight_ih", "weight_hh", "bias_ih", "bias_hh", "weight_hr")
-    return tuple(getattr(module, name + suffix, None) for name in names)
 
 
 def _unbatch(step):
