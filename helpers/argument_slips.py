@@ -1,11 +1,12 @@
 """Wrong step functions made from the reference by misusing one argument, for any write-it-yourself step.
 
 A student's step that equals the reference computed with one argument misused, on every case, has
-that slip: an argument used where another belongs, two exchanged, one transposed, its sign flipped,
-counted twice or left out; or, in an LSTM or GRU step, its weights' gate blocks mixed up
-(helpers.gate_blocks: two gates' rows exchanged, a gate given another's). helpers.exercises tries these after the exercise's own listed mistakes
-(which come first, so a listed wording wins), and a course release seals them like those. A slip
-that gives all zeros on every case is left out: any function returning zeros would match it.
+that slip: an argument used where another belongs, two exchanged, one transposed or reshaped where a
+transpose belongs, its sign flipped, counted twice or left out; or, in an LSTM or GRU step, its
+weights' gate blocks mixed up (helpers.gate_blocks: two gates' rows exchanged, a gate given
+another's). helpers.exercises tries these after the exercise's own listed mistakes (which come
+first, so a listed wording wins), and a course release seals them like those. A slip that gives all
+zeros on every case is left out: any function returning zeros would match it.
 """
 
 import inspect
@@ -48,6 +49,14 @@ def argument_mistakes(exercise):
                 f"`{name}` used transposed: the result is the reference's with `{name}.T` in place of `{name}`",
                 f"check the product with `{name}`: x @ {name}.T takes the dot product of x with each row of {name}",
                 _replaced(reference, a, lambda args, a=a: _transposed(args[a])),
+            ),
+            CodeMistake(
+                f"`{name}` reshaped where a transpose belongs: `{name}.view(columns, rows)` (or .reshape) keeps the "
+                f"numbers in their row order, so it is not `{name}.T` (the two agree only when {name} has one row or "
+                "one column)",
+                f"use `{name}.T` to turn (rows, columns) into (columns, rows); view and reshape only regroup the "
+                "numbers",
+                _replaced(reference, a, lambda args, a=a: _viewed(args[a])),
             ),
             CodeMistake(
                 f"the sign of `{name}` flipped: the result is the reference's with -{name}",
@@ -141,6 +150,13 @@ def _replaced(reference, position, value, also=None):
         return reference(*new)
 
     return function
+
+
+def _viewed(value):
+    """The argument that makes the reference's `value.T` come out as the student's `value.view(columns, rows)`."""
+    if value.dim() != 2 or 1 in value.shape:
+        raise NotApplicableError  # one row or one column: view and transpose agree
+    return value.reshape(value.shape[1], value.shape[0]).T
 
 
 def _transposed(value):

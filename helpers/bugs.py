@@ -212,6 +212,19 @@ CATALOGUE = (
         lambda module, packed: packed,
     ),
     Bug(
+        "mask_one_step_over",
+        "the mask off by one (t <= lengths[b], or lengths + 1): each shorter sequence takes one padding step "
+        "past its end",
+        "a sequence of length n has the steps t = 0 .. n - 1: it runs while t < lengths[b]",
+        lambda module, packed: packed,
+    ),
+    Bug(
+        "mask_one_step_short",
+        "the mask off by one (t < lengths[b] - 1): each sequence stops one step before its last",
+        "a sequence of length n has the steps t = 0 .. n - 1: it runs while t < lengths[b]",
+        lambda module, packed: packed,
+    ),
+    Bug(
         "h_n_at_padded_end",
         "h_n taken at the padded last step, output[-1], instead of each sequence's own last step",
         "take each sequence's state at its own last real step, t = lengths[b] - 1, not at t = T - 1",
@@ -554,6 +567,8 @@ class _WithBug(recurrence.Exact):
     def lengths(self, lengths, at):
         if self.bug == "padding_run_through" or (self.bug == "backward_from_padding" and at.direction):
             return None
+        if lengths is not None and self.bug in ("mask_one_step_over", "mask_one_step_short"):
+            return lengths + (1 if self.bug == "mask_one_step_over" else -1)
         return lengths
 
     def times(self, seq_len, at):

@@ -974,7 +974,9 @@ def _report(name, fn, probes, outcomes, findings, failing, likely, changed, move
         lines.append(f"  possibly: {bug.title} (it explains {matched} of the {len(probes)} checks).")
         lines.append(f"  fix: {bug.fix}.")
     else:
-        lines.append(f"  hint: {moved or _generic_hint(departure, probe, outcomes[headline], probes, failing)}")
+        shown = next(i for i, p in enumerate(probes) if p is probe)  # the probe shown, perhaps one layer alone
+        hint = moved or _generic_hint(departure, probe, outcomes[headline], probes, failing, outcomes[shown])
+        lines.append(f"  hint: {hint}")
         passed = {i: i not in failing for i in range(len(probes))}
         if len(failing) < len(probes):  # which probes pass says which term is wrong
             marks = [f"{_label(p)} {'✓' if passed[i] else '✗'}" for i, p in enumerate(probes)]
@@ -1206,8 +1208,9 @@ def term_hint(wrong, count):
     )
 
 
-def _generic_hint(departure, probe, outcome, probes, failing):
-    """What to look at, from where the result departs, when no catalogued bug explains it."""
+def _generic_hint(departure, probe, outcome, probes, failing, shown=None):
+    """What to look at, from where the result departs, when no catalogued bug explains it (`shown`: the outcome of
+    `probe`, where that is not the headline probe whose outcome is `outcome`)."""
     error = outcome.error
     if error is not None and "in-place operation" in str(error):
         return (
@@ -1248,7 +1251,62 @@ def _generic_hint(departure, probe, outcome, probes, failing):
         return "the first steps match, a later one does not: check how the state is carried from step to step."
     if departure.part == "c_n":
         return "output and h_n match but c_n does not: return the final cell state of every layer and direction."
+    try:
+        found = _final_state_steps(probe, shown or outcome) if departure.part == "h_n" else None
+    except Exception:  # a result this reading cannot follow: the plain hint below
+        found = None
+    if found:
+        return found
     return "output matches but the final states do not: check which step's state you return, and in which row."
+
+
+def _final_state_steps(probe, outcome):
+    """'your h_n[0] is layer 0's state after step t = 0; torch's is its state after the last step it computes, t = 4'
+    for each row of the student's h_n that departs, when every such row is the state of its own layer and direction
+    after one step (the same step for every sequence), or another row of torch's h_n; None otherwise."""
+    module, input, hx = probe.module, probe.input, probe.hx
+    value = outcome.value
+    mine = value[1][0] if module.mode == "LSTM" and isinstance(value[1], (tuple, list)) else value[1]
+    with torch.no_grad():
+        theirs = module(input, hx)[1]
+    theirs = theirs[0] if isinstance(theirs, tuple) else theirs
+    if not isinstance(mine, Tensor) or mine.shape != theirs.shape or isinstance(input, PackedSequence):
+        return None
+    batched = input.dim() == 3
+    mine, theirs = (mine, theirs) if batched else (mine.unsqueeze(1), theirs.unsqueeze(1))  # (L*D, B, H)
+    D = 2 if module.bidirectional else 1
+    width = theirs.shape[-1]
+    said, outputs = [], {}
+    for row in range(theirs.shape[0]):
+        if _same_value(mine[row], theirs[row]):
+            continue
+        layer, direction = divmod(row, D)
+        if layer not in outputs:
+            upto = layer_parts.layers(module, 0, layer + 1)
+            with torch.no_grad():
+                output = upto(input, layer_parts.rows(hx, slice(0, (layer + 1) * D)))[0]
+            output = output if batched else output.unsqueeze(1)
+            outputs[layer] = output.transpose(0, 1) if module.batch_first and batched else output  # (T, B, D*H)
+        states = outputs[layer][..., direction * width : (direction + 1) * width]  # (T, B, H)
+        T = states.shape[0]
+        last = 0 if direction else T - 1
+        where = _where_row(layer, direction, D)
+        step = next((t for t in range(T) if t != last and _same_value(mine[row], states[t])), None)
+        other = next((r for r in range(theirs.shape[0]) if r != row and _same_value(mine[row], theirs[r])), None)
+        if step is not None:
+            said.append(
+                f"your h_n[{row}] is {where}'s state after step t = {step}; torch's h_n[{row}] is its state after the "
+                f"last step it computes, t = {last}" + (" (the backward run ends at t = 0)" if direction else "")
+            )
+        elif other is not None:
+            said.append(f"your h_n[{row}] is torch's h_n[{other}], {_where_row(*divmod(other, D), D)}'s final state")
+        else:
+            return None
+    return "; ".join(said) + "." if said else None
+
+
+def _where_row(layer, direction, D):
+    return f"layer {layer}" + ((" backward" if direction else " forward") if D == 2 else "")
 
 
 __all__ = ["ATOL", "Diagnosis", "diagnose"]

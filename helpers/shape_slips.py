@@ -1,6 +1,7 @@
 """What a wrong shape says about the code that made it: a size-1 dimension dropped or added, two shapes
-broadcast, the dimensions in another order, one dimension a size read from another dimension, one
-step short or over, or a multiple of what it should be.
+broadcast, two dimensions merged (cat for stack) or one split in two, the dimensions in another order,
+one dimension a size read from another dimension, one step short or over, or a multiple of what it
+should be.
 
 `shape_slip(got, want, names, sizes)` compares the shape a student's result has with the shape expected and says,
 in one sentence, which kind of slip makes the one from the other; helpers.exercises (a step's
@@ -47,6 +48,22 @@ def shape_slip(got, want, names=None, sizes=None):
             "tensor kept whole where one of its rows was meant (hx where hx[0] belongs; a batch dimension kept for "
             "an unbatched input)"
         )
+    merged = _merged(got, want)
+    if merged is not None:
+        i = merged
+        return (
+            f"dimensions {i} and {i + 1} merged into one ({want[i]} * {want[i + 1]} = {got[i]}; {got} where {want} is "
+            "expected): torch.cat joins tensors along a dimension they have, torch.stack adds a new one; or a "
+            ".view/.reshape/.flatten merged them"
+        )
+    split = _merged(want, got)
+    if split is not None:
+        i = split
+        return (
+            f"dimension {i} split in two ({got[i]} * {got[i + 1]} = {want[i]}; {got} where {want} is expected): "
+            "torch.stack adds a new dimension where torch.cat would join along dimension "
+            f"{i}; or a .view/.reshape split it"
+        )
     if len(got) == len(want) and sorted(got) == sorted(want):
         return (
             f"the right sizes in another order ({got} where {want} is expected): a .transpose() or .permute() "
@@ -79,6 +96,17 @@ def _other_size(got, want, i, names, sizes):
         f"dimension {i} is {got[i]}, the {' or the '.join(others)}, where the {names[i]} ({want[i]}) belongs: a size "
         "read from the wrong dimension (x.shape[0] for x.shape[1]), or a tensor of that size broadcast into the result"
     )
+
+
+def _merged(got, want):
+    """i when `got` is `want` with dimensions i and i + 1 merged (their sizes multiplied, both above 1); else None."""
+    if len(got) != len(want) - 1:
+        return None
+    for i in range(len(got)):
+        if want[i] > 1 and want[i + 1] > 1 and got[:i] == want[:i] and got[i] == want[i] * want[i + 1]:
+            if got[i + 1 :] == want[i + 2 :]:
+                return i
+    return None
 
 
 def _without_ones(longer, shorter):

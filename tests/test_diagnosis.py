@@ -216,6 +216,14 @@ CATALOGUE_CASES = {
         [("running = (t < lengths).unsqueeze(1)", "running = torch.ones(B, 1, dtype=torch.bool)")],
         {"packed": True},
     ),
+    "mask_one_step_over": (
+        [("running = (t < lengths).unsqueeze(1)", "running = (t <= lengths).unsqueeze(1)")],
+        {"packed": True},
+    ),
+    "mask_one_step_short": (
+        [("running = (t < lengths).unsqueeze(1)", "running = (t < lengths - 1).unsqueeze(1)")],
+        {"packed": True, "kind": "LSTM"},
+    ),
     "h_n_at_padded_end": (
         [
             (

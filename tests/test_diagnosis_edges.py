@@ -192,8 +192,8 @@ def test_a_shape_error_is_shown_with_the_sizes_of_the_layers_weights(kind, optio
     assert not verdict and verdict.status == "raised" and f"  your layer: {sizes}\n" in text, text
 
 
-def test_a_final_state_from_the_wrong_step_is_told_to_check_which_step_it_returns(capsys):
-    """output right, h_n taken one step too early (output[-2]): no catalogued bug, so the hint points at h_n."""
+def test_a_final_state_from_the_wrong_step_is_told_which_step_it_returns(capsys):
+    """output right, h_n taken one step too early (output[-2]): no catalogued bug; the hint says which step."""
 
     def my_rnn(module, input, hx=None):
         output, _ = module(input, hx)
@@ -202,7 +202,10 @@ def test_a_final_state_from_the_wrong_step_is_told_to_check_which_step_it_return
     verdict = diagnose(my_rnn, layer(), inputs())
     text = capsys.readouterr().out
     assert not verdict and verdict.part == "h_n" and verdict.bug is None
-    assert "  hint: output matches but the final states do not: check which step's state you return" in text, text
+    T = inputs().shape[0]
+    assert (
+        f"  hint: your h_n[0] is layer 0's state after step t = {T - 2}; torch's h_n[0] is its state after the " in text
+    )
 
 
 @pytest.mark.parametrize("given, what", [("result", "tuple"), ("tensor", "Tensor")])
@@ -478,3 +481,41 @@ def test_an_output_with_the_wrong_steps_is_told_which_steps_it_holds(options, sa
     module, input = nn.RNN(3, 4), torch.randn(5, 2, 3)
     assert not diagnose(lambda m, x, hx=None: rnn_loop(m, x, hx, **options), module, input)
     assert said in capsys.readouterr().out
+
+
+def stacked_loop(module, input, hx=None, final=lambda states: states[-1]):
+    """A student's stacked RNN by hand; h_n keeps `final(states)` of each layer (right: the last)."""
+    layer_input, h_n = input, []
+    for layer in range(module.num_layers):
+        W_ih, W_hh, b_ih, b_hh = (
+            getattr(module, f"{kind}_l{layer}") for kind in ("weight_ih", "weight_hh", "bias_ih", "bias_hh")
+        )
+        h = torch.zeros(input.shape[1], module.hidden_size) if hx is None else hx[layer]
+        states = []
+        for x_t in layer_input:
+            h = torch.tanh(x_t @ W_ih.T + b_ih + h @ W_hh.T + b_hh)
+            states.append(h)
+        h_n.append(final(states))
+        layer_input = torch.stack(states)
+    return layer_input, torch.stack(h_n)
+
+
+@pytest.mark.parametrize(
+    "final, said",
+    [
+        (
+            lambda states: states[0],
+            "your h_n[0] is layer 0's state after step t = 0; torch's h_n[0] is its state after the last step it computes, t = 4",
+        ),
+        (lambda states: states[-2], "your h_n[0] is layer 0's state after step t = 3"),
+    ],
+    ids=["first step", "one before the last"],
+)
+def test_a_final_state_from_another_step_is_told_which_step_it_is(final, said, capsys):
+    torch.manual_seed(0)
+    module, input = nn.RNN(3, 4, num_layers=3), torch.randn(5, 2, 3)
+    assert diagnose(stacked_loop, module, input)
+    capsys.readouterr()
+    assert not diagnose(lambda m, x, hx=None: stacked_loop(m, x, hx, final), module, input)
+    out = capsys.readouterr().out
+    assert said in out

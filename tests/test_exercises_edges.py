@@ -369,3 +369,13 @@ def test_a_step_written_with_numpy_is_told_to_use_torchs_functions(capsys):
 
     assert not exercises.check_code("01.step", step)
     assert "numpy's functions, np.tanh and np.dot, give numpy values" in capsys.readouterr().out
+
+
+def test_a_weight_reshaped_where_a_transpose_belongs_is_named(capsys):
+    """x_t @ W_ih.view(input_size, hidden_size) agrees with x_t @ W_ih.T only for one row or column: named."""
+
+    def step(x_t, h_prev, W_ih, W_hh, b_ih, b_hh):
+        return torch.tanh(x_t @ W_ih.view(W_ih.shape[1], W_ih.shape[0]) + b_ih + h_prev @ W_hh.T + b_hh)
+
+    assert not exercises.check_code("03.step_matrices", step)
+    assert "`W_ih` reshaped where a transpose belongs" in capsys.readouterr().out

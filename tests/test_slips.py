@@ -23,6 +23,9 @@ from helpers.shape_slips import shape_slip
         ((3, 4, 4), (3, 1, 4), "larger than expected"),
         ((5, 2, 8), (5, 2, 4), "dimension 2 is 2 times what it should be"),
         ((2, 15, 25), (2, 15, 50), "dimension 2 is 1/2 of what it should be"),
+        ((30, 50), (2, 15, 50), "dimensions 0 and 1 merged into one (2 * 15 = 30; (30, 50) where"),
+        ((3, 8), (3, 2, 4), "dimensions 1 and 2 merged into one (2 * 4 = 8"),
+        ((2, 3, 4), (6, 4), "dimension 0 split in two (2 * 3 = 6"),
     ],
 )
 def test_a_shape_slip_is_said_for_the_shapes_it_explains(got, want, said):
