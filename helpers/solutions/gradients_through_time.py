@@ -153,6 +153,19 @@ EXERCISES = [
                 "multiply by what the loss sends back to h_t first: (delta_t * (1 - h_t**2)) @ W_hh",
                 lambda delta, h, W_hh: (1 - h**2) @ W_hh,
             ),
+            CodeMistake(
+                "the slope added instead of multiplied: delta_t @ W_hh + (1 - h_t**2)",
+                "the chain rule multiplies: scale delta_t by tanh's slope, then go back through W_hh: "
+                "(delta_t * (1 - h_t**2)) @ W_hh",
+                lambda delta, h, W_hh: delta @ W_hh + (1 - h**2),
+            ),
+            CodeMistake(
+                "the gradient clipped inside the step: clipping (clamp, clip_grad_norm_) is a training choice made on "
+                "the parameters' gradients, not part of the chain rule",
+                "return the exact step back, (delta_t * (1 - h_t**2)) @ W_hh; clip later, if at all, with "
+                "torch.nn.utils.clip_grad_norm_ before the optimiser step",
+                lambda delta, h, W_hh: ((delta * (1 - h**2)) @ W_hh).clamp(-1, 1),
+            ),
         ),
     ),
     Exercise(

@@ -159,6 +159,21 @@ EXERCISES = [
                 "add h_prev @ W_hh.T inside the tanh",
                 lambda x, h, W_ih, W_hh, b_ih, b_hh: torch.tanh(x @ W_ih.T + b_ih + b_hh),
             ),
+            CodeMistake(
+                "the biases added after the tanh: tanh(x_t W_ih^T + h_prev W_hh^T) + b_ih + b_hh",
+                "the biases belong inside the tanh, with the two products: tanh(x_t @ W_ih.T + b_ih + h_prev @ W_hh.T + b_hh)",
+                lambda x, h, W_ih, W_hh, b_ih, b_hh: torch.tanh(x @ W_ih.T + h @ W_hh.T) + b_ih + b_hh,
+            ),
+            CodeMistake(
+                "tanh around the input part only: the hidden part h_prev W_hh^T + b_hh is added outside the tanh",
+                "put every term inside one tanh: tanh(x_t @ W_ih.T + b_ih + h_prev @ W_hh.T + b_hh)",
+                lambda x, h, W_ih, W_hh, b_ih, b_hh: torch.tanh(x @ W_ih.T + b_ih) + h @ W_hh.T + b_hh,
+            ),
+            CodeMistake(
+                "tanh around the hidden part only: the input part x_t W_ih^T + b_ih is added outside the tanh",
+                "put every term inside one tanh: tanh(x_t @ W_ih.T + b_ih + h_prev @ W_hh.T + b_hh)",
+                lambda x, h, W_ih, W_hh, b_ih, b_hh: x @ W_ih.T + b_ih + torch.tanh(h @ W_hh.T + b_hh),
+            ),
         ),
     ),
     Exercise(

@@ -90,6 +90,16 @@ EXERCISES = [
                 "add the two terms first, then apply tanh once: tanh(w_ih * x_t + w_hh * h_prev)",
                 lambda x, h, wi, wh: torch.tanh(wi * x) + torch.tanh(wh * h),
             ),
+            CodeMistake(
+                "tanh around one term only: the other term is added outside the tanh",
+                "put both terms inside one tanh: tanh(w_ih * x_t + w_hh * h_prev)",
+                lambda x, h, wi, wh: torch.tanh(wi * x) + wh * h,
+            ),
+            CodeMistake(
+                "tanh around one term only: the other term is added outside the tanh",
+                "put both terms inside one tanh: tanh(w_ih * x_t + w_hh * h_prev)",
+                lambda x, h, wi, wh: wi * x + torch.tanh(wh * h),
+            ),
         ),
     ),
     Exercise(

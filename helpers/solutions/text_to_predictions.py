@@ -51,13 +51,17 @@ def tag_loss(scores, tags, lengths):
 
 
 def _real_loss(scores, tags, lengths, kind):
-    """The loss over the real characters, computed a wrong way `kind`: softmax first, nll on scores, or a sum."""
+    """The loss over the real characters, computed a wrong way `kind`: softmax first, nll on scores, log_softmax
+    over the steps or the batch instead of the classes, or a sum."""
     is_real = torch.arange(scores.shape[1]) < lengths[:, None]  # (B, T)
     real_scores, real_tags = scores[is_real], tags[is_real]  # (n, C), (n,)
     if kind == "softmax_first":
         return nn.functional.cross_entropy(real_scores.softmax(dim=-1), real_tags)
     if kind == "nll_on_scores":
         return nn.functional.nll_loss(real_scores, real_tags)
+    if kind in ("log_softmax_over_time", "log_softmax_over_batch"):
+        dim = 1 if kind == "log_softmax_over_time" else 0
+        return nn.functional.nll_loss(scores.log_softmax(dim=dim)[is_real], real_tags)
     return nn.functional.cross_entropy(real_scores, real_tags, reduction="sum")
 
 
@@ -167,6 +171,20 @@ EXERCISES = [
                 "nll_loss on the raw scores: it expects log-probabilities, so the log_softmax is missing",
                 "nn.functional.cross_entropy(scores[is_real], tags[is_real]), which is log_softmax then nll_loss",
                 lambda scores, tags, lengths: _real_loss(scores, tags, lengths, "nll_on_scores"),
+            ),
+            CodeMistake(
+                "log_softmax taken over dim=1, the time steps, instead of the classes: each class's scores are "
+                "normalised across the characters of a text",
+                "normalise over the classes, the last dimension: scores.log_softmax(dim=-1) (cross_entropy does it "
+                "for you)",
+                lambda scores, tags, lengths: _real_loss(scores, tags, lengths, "log_softmax_over_time"),
+            ),
+            CodeMistake(
+                "log_softmax taken over dim=0, the batch, instead of the classes: each class's scores are normalised "
+                "across the texts",
+                "normalise over the classes, the last dimension: scores.log_softmax(dim=-1) (cross_entropy does it "
+                "for you)",
+                lambda scores, tags, lengths: _real_loss(scores, tags, lengths, "log_softmax_over_batch"),
             ),
             CodeMistake(
                 "one step too few: torch.arange(T) < lengths[:, None] - 1 leaves out each text's last character",
