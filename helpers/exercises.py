@@ -254,6 +254,9 @@ def _picked_hint(exercise, fn, cases, outcomes, expected, failing):
             differ = {index[:-1] for index in want.departures(0, mine)} if tuple(mine.shape) == shape else None
             want = None
         lines = provenance.copied_from(mine, want, sources[0][1], (exercise.returns, sources[0][0]), differ=differ)
+        shared = provenance.pattern(mine, want, sources[0][1], (exercise.returns, sources[0][0]))
+        if lines and shared:
+            lines = [shared.removesuffix("."), *lines]
         if lines:
             unclear = sum("several places" in line or "zeros, like" in line for line in lines)
             if best is None or unclear < best[0]:

@@ -22,6 +22,8 @@ GROUPS = {
     "the bias b_hh": ("b_hh",),
     "W_ih and b_ih": ("W_ih", "b_ih"),
     "W_hh and b_hh": ("W_hh", "b_hh"),
+    "both biases": ("b_ih", "b_hh"),
+    "both weights": ("W_ih", "W_hh"),
     "every weight and bias": KINDS,
 }
 

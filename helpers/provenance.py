@@ -8,7 +8,9 @@ h_last[1] is output[2, 1]" says which index is wrong, in the student's own terms
 `picked_from(result, source)` finds, for each row of `result` (a vector along its last dimension),
 the one place in `source` it equals exactly: a position along source's leading dimensions and a
 slice of its last dimension. `copied_from(...)` says it in words, grouping a dimension that the
-result and the source share ("output[:, 1, H:]").
+result and the source share ("output[:, 1, H:]"); `pattern(...)` says in one sentence what every
+wrong pick has in common, where they share one: the two halves of the last dimension exchanged, or
+each row read at the other end of one dimension.
 """
 
 import itertools
@@ -93,6 +95,41 @@ def copied_from(mine, expected, source, names, *, differ=None, rows=3):
             line += f"; the expected {result}{label} is {_place(theirs[label], source_name, expected.shape[-1], F)}"
         lines.append(line)
     return lines
+
+
+def pattern(mine, expected, source, names):
+    """One sentence on what every departing pick of `mine` shares, against `expected`'s picks from `source`: the
+    forward and backward halves of the last dimension exchanged, or every row read at the other end of one
+    dimension of `source`; None when the picks share neither (or are not picks)."""
+    if not (isinstance(mine, torch.Tensor) and isinstance(expected, torch.Tensor)) or mine.shape != expected.shape:
+        return None
+    picks, wanted = picked_from(mine, source), picked_from(expected, source)
+    if not picks or not wanted:
+        return None
+    differ = [i for i in picks if not torch.equal(mine[i], expected[i])]
+    pairs = [(picks[i], wanted[i]) for i in differ]
+    if not pairs or any(p in (None, ZEROS) or w in (None, ZEROS) for p, w in pairs):
+        return None
+    K, F = mine.shape[-1], source.shape[-1]
+    result, source_name = names
+    if F == 2 * K and all(p[0] == w[0] and {p[1], w[1]} == {0, K} for p, w in pairs):
+        return (
+            f"every departing row of your {result} takes the other half of {source_name}'s last dimension: the "
+            f"forward states are its first H features, [..., :H], the backward states the last H, [..., H:]."
+        )
+    for j, n in enumerate(source.shape[:-1]):
+        if n > 1 and all(
+            p[1] == w[1]
+            and p[0][j] == n - 1 - w[0][j] != w[0][j]
+            and all(a == b for k, (a, b) in enumerate(zip(p[0], w[0], strict=True)) if k != j)
+            for p, w in pairs
+        ):
+            return (
+                f"every departing row of your {result} is read at the other end of dimension {j} of {source_name} "
+                f"(index n - 1 - k where k belongs, of its {n}): a forward run ends at the last step, t = T - 1, a "
+                "backward run at the first, t = 0 (where that dimension is time)."
+            )
+    return None
 
 
 def _grouped(picks, indices, pairing):

@@ -14,8 +14,9 @@ rewiring can happen (and equals torch's own layer on the others), has that slip:
   (LSTM) c_0 and h_0 mixed up;
 - each layer above 0 starting from the final state of the layer below (the state carried up);
 - each layer above 0 reading something other than the layer below's output as it is: tanh applied to
-  it again, the layer's own input added (a residual connection), (LSTM) the cell states, or
-  (bidirectional) the backward half still in the order it was computed.
+  it again, the layer's own input added (a residual connection), its last state repeated, (LSTM) the
+  cell states, or (bidirectional) the backward half still in the order it was computed;
+- every step reading the input of the step before or after it.
 
 helpers.diagnose tries these when no catalogued bug (helpers.bugs) explains every probe; each is a
 copy of the layer, or of hx, changed, then run by torch (a stack one layer at a time with
@@ -88,6 +89,7 @@ def slips(module):
         *_blocks(module),
         *_state_rows(module),
         *_handed_up(module),
+        *_input_steps(module),
     ]
 
 
@@ -260,6 +262,15 @@ def _state_rows(module):
     if module.mode == "LSTM":
         for title, parts in LSTM_STATES.items():
             found.append(WiringSlip(title, LSTM_STATE_FIX, _states_from(parts)))
+        for part, (name, other) in enumerate((("hidden state", "c_0"), ("cell state", "h_0"))):
+            found.append(
+                WiringSlip(
+                    f"every layer's and direction's {name} starts from row 0 of {('h_0', 'c_0')[part]} "
+                    f"(hx[{part}][0]); {other}'s rows are right",
+                    ROW_FIX + ", in h_0 and c_0 alike: hx[0][row] and hx[1][row]",
+                    _rows_from(lambda m: {row: 0 for row in range(1, m.num_layers * _D(m))}, parts=(part,)),
+                )
+            )
     for both in (True, False) if module.mode == "LSTM" else (True,):
         found.append(
             WiringSlip(
@@ -283,6 +294,8 @@ ROW_FORMULAS = {
     "d (the layer left out)": lambda l, d, L, D: d,  # noqa: E741
     "d * num_layers + l (direction first)": lambda l, d, L, D: d * L + l,  # noqa: E741
     "(num_layers - 1 - l) * num_directions + d (top layer first)": lambda l, d, L, D: (L - 1 - l) * D + d,  # noqa: E741
+    "l * num_directions + (1 - d) (the two directions' rows exchanged)": lambda l, d, L, D: l * D + (D - 1 - d),  # noqa: E741
+    "the last row, hx[-1], for every layer and direction": lambda l, d, L, D: L * D - 1,  # noqa: E741
 }
 # (LSTM) the initial states mixed up: for each title, where (h_0, c_0) come from (0: hx[0], 1: hx[1], None: zeros).
 LSTM_STATES = {
@@ -362,16 +375,22 @@ def _blocks_mixed(mixup):
     return rewire
 
 
-def _rows_from(sources_of):
-    """A rewiring of hx: each target row of sources_of(module) replaced by the source row (None: zeros)."""
+def _rows_from(sources_of, parts=None):
+    """A rewiring of hx: each target row of sources_of(module) replaced by the source row (None: zeros), in every
+    part of hx, or (LSTM) in the parts numbered in `parts` only (0: h_0, 1: c_0)."""
 
     def rewire(module, hx):
         sources = sources_of(module)
         if hx is None or not sources or all(target == source for target, source in sources.items()):
             raise NotApplicableError
         states = hx if isinstance(hx, tuple) else (hx,)
+        if parts is not None and len(states) < 2:
+            raise NotApplicableError
         changed = []
-        for state in states:
+        for number, state in enumerate(states):
+            if parts is not None and number not in parts:
+                changed.append(state)
+                continue
             if state.dim() < 2 or max([*sources, *(s for s in sources.values() if s is not None)]) >= state.shape[0]:
                 raise NotApplicableError
             new = state.clone()
@@ -479,6 +498,14 @@ def _handed_up(module):
                 run=lambda m, i, h, first=first: _residual(m, i, h, first),
             )
         )
+    found.append(
+        WiringSlip(
+            "each layer above layer 0 reads only the last state of the layer below (output[-1], or its h_n), the "
+            "same at every step, instead of that layer's state at each step",
+            HANDED_UP_FIX + ": the state of every step, output[t] at step t, not the final one repeated",
+            run=lambda m, i, h: _stack_reading(m, i, h, _last_repeated),
+        )
+    )
     if module.mode == "LSTM":
         found.append(
             WiringSlip(
@@ -555,6 +582,15 @@ def _time_dim(module, value):
     return 1 if module.batch_first and value.dim() == 3 else 0
 
 
+def _last_repeated(part, output, x, state):
+    """The layer below's output at its last step, output[-1], repeated at every step."""
+    if isinstance(output, PackedSequence):
+        raise NotApplicableError  # each sequence ends at its own step
+    dim = _time_dim(part, output)
+    last = output.narrow(dim, output.shape[dim] - 1, 1)
+    return last.expand_as(output).clone()
+
+
 def _backward_reversed(part, output, x, state):
     """[forward h_t, backward h_{T-1-t}]: the backward half left in the order it was computed."""
     if isinstance(output, PackedSequence):
@@ -578,3 +614,31 @@ def _reads_cells(module, input, hx):
         return torch.cat(c_states, dim=dim)
 
     return _stack_reading(module, input, hx, cells)
+
+
+def _input_steps(module):
+    """Every step reading the input of the step before or after (x[t - 1], x[t + 1]), wrapping around at the ends as a
+    negative index or a roll does."""
+    found = []
+    for shift, which in ((1, "before"), (-1, "after")):
+        wrap = "x[-1], the last input, at t = 0" if shift == 1 else "x[0] at the last step"
+        found.append(
+            WiringSlip(
+                f"each step reads the input of the step {which} it (x[t {'-' if shift == 1 else '+'} 1]; {wrap}): the "
+                "inputs are one step out of line with the states",
+                "step t reads x_t = input[t] (input[:, t] when batch_first): the input and the state of one step have "
+                "the same index",
+                run=lambda m, i, h, shift=shift: _rolled(m, i, h, shift),
+            )
+        )
+    return found
+
+
+def _rolled(module, input, hx, shift):
+    """torch's layer on the input rolled by `shift` steps along time."""
+    if isinstance(input, PackedSequence):
+        raise NotApplicableError
+    dim = 1 if module.batch_first and input.dim() == 3 else 0
+    if input.shape[dim] < 2:
+        raise NotApplicableError
+    return module(input.roll(shift, dims=dim), hx)

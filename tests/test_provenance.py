@@ -4,7 +4,7 @@ and nothing said where the result is not a pick; check_code says it for the pick
 import torch
 
 from helpers.exercises import check_code
-from helpers.provenance import ZEROS, copied_from, picked_from
+from helpers.provenance import ZEROS, copied_from, pattern, picked_from
 
 
 def test_each_row_is_found_at_its_position_and_slice():
@@ -104,3 +104,19 @@ def test_rows_of_padding_zeros_are_said_with_where_the_expected_rows_are():
         "your h_last[0] is zeros, like output at a padding step; the expected h_last[0] is output[1, 0]",
         "your h_last[2] is zeros, like output at a padding step; the expected h_last[2] is output[2, 2]",
     ]
+
+
+def test_what_every_wrong_pick_shares_is_said_in_one_sentence():
+    """The halves exchanged, or each row read at the other end of one dimension: said once, whatever the sizes."""
+    for B, T, H in ((2, 5, 3), (4, 3, 2)):
+        output = torch.randn(B, T, 2 * H)
+        expected = torch.stack([output[:, -1, :H], output[:, 0, H:]])
+        halves = torch.stack([output[:, -1, H:], output[:, 0, :H]])
+        ends = torch.stack([output[:, 0, :H], output[:, -1, H:]])
+        names = ("h_n_top", "output")
+        assert "takes the other half of output's last dimension" in pattern(halves, expected, output, names)
+        assert f"at the other end of dimension 1 of output (index n - 1 - k where k belongs, of its {T})" in pattern(
+            ends, expected, output, names
+        )
+        assert pattern(expected, expected, output, names) is None
+        assert pattern(torch.stack([output[:, 1, :H], output[:, 0, H:]]), expected, output, names) is None

@@ -372,3 +372,63 @@ NAMES = ("seq_len", "batch", "num_directions*hidden_size")
 def test_a_size_from_another_dimension_or_one_off_is_said_with_the_dimensions_names(got, want, sizes, said):
     assert shape_slip(got, want, NAMES, sizes).startswith(said)
     assert shape_slip(got, want) is None or "the seq_len" not in shape_slip(got, want)  # no names: no such claim
+
+
+@pytest.mark.parametrize(
+    "rows, said",
+    [
+        (lambda k, d: k * 2 + (1 - d), "l * num_directions + (1 - d) (the two directions' rows exchanged)"),
+        (lambda k, d: -1, "the last row, hx[-1], for every layer and direction"),
+    ],
+    ids=["directions' rows exchanged", "last row everywhere"],
+)
+def test_diagnose_names_more_ways_of_reading_the_rows_of_hx(rows, said, capsys):
+    torch.manual_seed(0)
+    module, input = nn.RNN(3, 4, num_layers=2, bidirectional=True), torch.randn(5, 2, 3)
+    assert not diagnose(lambda m, x, hx=None: stack(m, x, hx, rows=rows), module, input, torch.randn(4, 2, 4))
+    assert said in capsys.readouterr().out
+
+
+def test_diagnose_names_a_layer_that_reads_the_last_state_below_at_every_step(capsys):
+    torch.manual_seed(0)
+    module, input = nn.RNN(3, 4, num_layers=2, bidirectional=True), torch.randn(5, 2, 3)
+    last = lambda layer, top, output, below: output if top else output[-1:].expand_as(output)  # noqa: E731
+    assert not diagnose(lambda m, x, hx=None: stack(m, x, hx, hand_up=last), module, input)
+    assert "reads only the last state of the layer below" in capsys.readouterr().out
+
+
+def test_diagnose_names_every_step_reading_the_input_of_the_step_before(capsys):
+    torch.manual_seed(0)
+    module, input = nn.GRU(3, 4), torch.randn(5, 2, 3)
+    assert not diagnose(lambda m, x, hx=None: gru(m, torch.cat([x[-1:], x[:-1]]), hx), module, input)
+    assert "each step reads the input of the step before it (x[t - 1]" in capsys.readouterr().out
+
+
+def test_diagnose_names_an_lstm_whose_cell_rows_all_come_from_row_0(capsys):
+    """h_0's rows right, c_0 read from row 0 in every layer: only the cell's rows are named."""
+    torch.manual_seed(0)
+    module, input = nn.LSTM(3, 4, num_layers=2), torch.randn(5, 2, 3)
+    hx = (torch.randn(2, 2, 4), torch.randn(2, 2, 4))
+
+    def two_layers(m, x, hx=None):
+        layer_input, finals = x, []
+        for k in range(m.num_layers):
+            W_ih, W_hh, b_ih, b_hh = (
+                getattr(m, f"{kind}_l{k}") for kind in ("weight_ih", "weight_hh", "bias_ih", "bias_hh")
+            )
+            zeros = torch.zeros(x.shape[1], m.hidden_size)
+            h, c = (zeros, zeros) if hx is None else (hx[0][k], hx[1][0])
+            states = []
+            for x_t in layer_input:
+                i, f, g, o = (x_t @ W_ih.T + b_ih + h @ W_hh.T + b_hh).chunk(4, dim=1)
+                c = torch.sigmoid(f) * c + torch.sigmoid(i) * torch.tanh(g)
+                h = torch.sigmoid(o) * torch.tanh(c)
+                states.append(h)
+            finals.append((h, c))
+            layer_input = torch.stack(states)
+        return layer_input, (torch.stack([h for h, _ in finals]), torch.stack([c for _, c in finals]))
+
+    assert not diagnose(two_layers, module, input, hx)
+    assert "every layer's and direction's cell state starts from row 0 of c_0 (hx[1][0]); h_0's rows are right" in (
+        capsys.readouterr().out
+    )

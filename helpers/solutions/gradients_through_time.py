@@ -154,6 +154,11 @@ EXERCISES = [
                 lambda delta, h, W_hh: (1 - h**2) @ W_hh,
             ),
             CodeMistake(
+                "the slope written (1 - h_t)**2: the power binds tighter than the minus, so tanh's slope is 1 - h_t**2",
+                "(delta_t * (1 - h_t**2)) @ W_hh: square h_t, then subtract from 1",
+                lambda delta, h, W_hh: (delta * (1 - h) ** 2) @ W_hh,
+            ),
+            CodeMistake(
                 "the slope added instead of multiplied: delta_t @ W_hh + (1 - h_t**2)",
                 "the chain rule multiplies: scale delta_t by tanh's slope, then go back through W_hh: "
                 "(delta_t * (1 - h_t**2)) @ W_hh",

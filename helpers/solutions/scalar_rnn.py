@@ -91,6 +91,11 @@ EXERCISES = [
                 lambda x, h, wi, wh: torch.tanh(wi * x) + torch.tanh(wh * h),
             ),
             CodeMistake(
+                "the two terms multiplied instead of added: tanh(w_ih * x_t * w_hh * h_prev)",
+                "the terms add up: tanh(w_ih * x_t + w_hh * h_prev)",
+                lambda x, h, wi, wh: torch.tanh(wi * x * wh * h),
+            ),
+            CodeMistake(
                 "tanh around one term only: the other term is added outside the tanh",
                 "put both terms inside one tanh: tanh(w_ih * x_t + w_hh * h_prev)",
                 lambda x, h, wi, wh: torch.tanh(wi * x) + wh * h,
