@@ -519,3 +519,92 @@ def test_a_final_state_from_another_step_is_told_which_step_it_is(final, said, c
     assert not diagnose(lambda m, x, hx=None: stacked_loop(m, x, hx, final), module, input)
     out = capsys.readouterr().out
     assert said in out
+
+
+def test_the_probes_are_the_same_whatever_the_students_random_state():
+    """Every probe (its layer, input and h_0) comes from diagnose's own seeds, never the global generator."""
+    module, x = nn.GRU(3, 2, num_layers=2, bidirectional=True), inputs()
+    runs = []
+    for seed in (1, 2):
+        torch.manual_seed(seed)
+        with torch.random.fork_rng(), torch.no_grad():
+            runs.append(diagnosis._probes(module, x, None))
+    for a, b in zip(*runs, strict=True):
+        assert a.description == b.description
+        assert torch.equal(a.input, b.input)
+        assert (a.hx is None and b.hx is None) or torch.equal(a.hx, b.hx)
+        for (name, p), (_, q) in zip(a.module.named_parameters(), b.module.named_parameters(), strict=True):
+            assert torch.equal(p, q), name
+
+
+@pytest.mark.parametrize(
+    "module, hidden",
+    [(nn.RNN(3, 1), 4), (nn.RNN(5, 2), 3), (nn.LSTM(2, 6), 6), (nn.GRU(4, 4, num_layers=2), 5)],
+    ids=["H=1 beside I=3", "H=2", "H=6", "H=I=4, stacked"],
+)
+def test_the_larger_probe_is_the_smallest_layer_no_size_coincidence_can_fool(module, hidden):
+    """Seed 0: hidden_size the smallest >= 3 and >= the module's, unlike input_size; 3 layers if stacked; B 3, T 4."""
+    probe = diagnosis._larger(module, inputs(), 0)
+    assert probe.module.hidden_size == hidden
+    assert probe.module.num_layers == (1 if module.num_layers == 1 else 3)
+    assert tuple(probe.input.shape) == (4, 3, module.input_size) and probe.hx is None
+    for seed in (1, 2, 3):
+        other = diagnosis._larger(module, inputs(), seed)
+        assert 3 <= other.module.hidden_size <= 7 and other.module.hidden_size != module.input_size
+        T, B = other.input.shape[:2]
+        assert 5 <= T <= 7 and 3 <= B <= 5 and other.hx is not None
+
+
+def test_a_shape_message_names_the_bidirectional_width(capsys):
+    """output (T, B, 2H) for a bidirectional layer: the layout says num_directions*hidden_size = 2H."""
+    module = nn.RNN(3, 4, bidirectional=True)
+    assert not diagnose(lambda m, x, hx=None: (m(x, hx)[0][..., :4], m(x, hx)[1]), module, inputs())
+    out = capsys.readouterr().out
+    assert "torch's is (seq_len=5, batch=2, num_directions*hidden_size=8)" in out
+    assert "yours is the forward half only" in out
+
+
+def test_an_unbatched_input_answered_with_a_batch_dimension_is_told_it_is_unbatched(capsys):
+    module = nn.GRU(3, 4)
+    assert not diagnose(lambda m, x, hx=None: (m(x[:, None])[0], m(x[:, None])[1]), module, inputs()[:, 0])
+    out = capsys.readouterr().out
+    assert "this input is unbatched, (seq_len, input_size)" in out
+
+
+def test_an_error_without_a_shape_shows_no_layer_sizes(capsys):
+    def my_rnn(module, input, hx=None):
+        raise KeyError("h")
+
+    assert not diagnose(my_rnn, layer(), inputs())
+    out = capsys.readouterr().out
+    assert "raised KeyError" in out and "your layer:" not in out
+
+
+def test_notebook_names_leave_out_whole_numbers_unless_asked():
+    def my_rnn(module, input, hx=None):
+        return module(input[:STEPS], hx)
+
+    assert diagnosis.notebook_names(my_rnn) == []
+    assert diagnosis.notebook_names(my_rnn, numbers=True) == ["STEPS"]
+
+
+STEPS = 3  # a notebook's whole number, read by the function above
+
+
+def test_a_function_that_returns_one_tensor_is_told_what_the_layer_returns(capsys):
+    module = nn.LSTM(3, 4)
+    assert not diagnose(lambda m, x, hx=None: m(x, hx)[0], module, inputs())
+    assert "return what the layer returns, (output, (h_n, c_n)), as tensors shaped like torch's." in (
+        capsys.readouterr().out
+    )
+
+
+def test_an_lstm_with_only_c_n_wrong_is_told_to_return_every_final_cell_state(capsys):
+    module = nn.LSTM(3, 4, num_layers=2)
+
+    def my_lstm(m, x, hx=None):
+        output, (h_n, c_n) = m(x, hx)
+        return output, (h_n, c_n * 1.5)
+
+    assert not diagnose(my_lstm, module, inputs())
+    assert "output and h_n match but c_n does not" in capsys.readouterr().out
