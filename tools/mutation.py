@@ -110,6 +110,16 @@ EQUIVALENT = {
         "the two differ only when exactly one outcome has an error; an outcome with an error has no value (None), "
         "and _same_value(None, anything) is False, which the `or` branch returns too"
     ),
+    (
+        "diagnosis",
+        "_larger",
+        "x = torch.randn(T, B, module.input_size, generator=generator, dtype=dtype)  # (seq_len, batch, input_size)",
+        ("generator= dropped",),
+    ): (
+        "the line just before seeds the global generator (torch.manual_seed(1000 + seed), inside diagnose's "
+        "fork_rng), so without its own generator the input is drawn from a generator seeded the same way every "
+        "time: the probe stays as reproducible and as random as before"
+    ),
     ("diagnosis", "_larger", 'if module.mode == "LSTM" and module.proj_size:', ("and <-> or",)): (
         "with `or`, an nn.LSTM without projections gets proj_size=min(0, H - 1) = 0, nn.LSTM's default, and "
         "nn.RNN and nn.GRU have proj_size 0, so the condition stays false for them"
