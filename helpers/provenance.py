@@ -9,8 +9,8 @@ h_last[1] is output[2, 1]" says which index is wrong, in the student's own terms
 the one place in `source` it equals exactly: a position along source's leading dimensions and a
 slice of its last dimension. `copied_from(...)` says it in words, grouping a dimension that the
 result and the source share ("output[:, 1, H:]"); `pattern(...)` says in one sentence what every
-wrong pick has in common, where they share one: the two halves of the last dimension exchanged, or
-each row read at the other end of one dimension.
+wrong row has in common, where they share one: the expected rows in another order, the two halves
+of the last dimension exchanged, or each row read at the other end of one dimension.
 """
 
 import itertools
@@ -98,11 +98,21 @@ def copied_from(mine, expected, source, names, *, differ=None, rows=3):
 
 
 def pattern(mine, expected, source, names):
-    """One sentence on what every departing pick of `mine` shares, against `expected`'s picks from `source`: the
-    forward and backward halves of the last dimension exchanged, or every row read at the other end of one
-    dimension of `source`; None when the picks share neither (or are not picks)."""
+    """One sentence on what every departing row of `mine` shares, against `expected`: the expected rows in another
+    order, or, as picks from `source`, the forward and backward halves of the last dimension exchanged, or every
+    row read at the other end of one dimension; None when they share none of these."""
     if not (isinstance(mine, torch.Tensor) and isinstance(expected, torch.Tensor)) or mine.shape != expected.shape:
         return None
+    result, source_name = names
+    rows = list(itertools.product(*(range(n) for n in mine.shape[:-1])))
+    differ = [i for i in rows if not torch.equal(mine[i], expected[i])]
+    others = {i: next((j for j in rows if torch.equal(mine[i], expected[j])), None) for i in differ}
+    if differ and None not in others.values() and len(set(others.values())) == len(differ):
+        moves = "; ".join(f"your {result}{_text(i)} is the expected {result}{_text(j)}" for i, j in others.items())
+        return (
+            f"your {result} holds the expected rows in another order ({moves}): each row belongs at the index of its "
+            "own sequence (sorted lengths, or indices taken from a sorted copy, move them)."
+        )
     picks, wanted = picked_from(mine, source), picked_from(expected, source)
     if not picks or not wanted:
         return None
@@ -111,7 +121,6 @@ def pattern(mine, expected, source, names):
     if not pairs or any(p in (None, ZEROS) or w in (None, ZEROS) for p, w in pairs):
         return None
     K, F = mine.shape[-1], source.shape[-1]
-    result, source_name = names
     if F == 2 * K and all(p[0] == w[0] and {p[1], w[1]} == {0, K} for p, w in pairs):
         return (
             f"every departing row of your {result} takes the other half of {source_name}'s last dimension: the "

@@ -16,7 +16,9 @@ rewiring can happen (and equals torch's own layer on the others), has that slip:
 - each layer above 0 reading something other than the layer below's output as it is: tanh applied to
   it again, the layer's own input added (a residual connection), its last state repeated, (LSTM) the
   cell states, or (bidirectional) the backward half still in the order it was computed;
-- every step reading the input of the step before or after it.
+- every step reading the input of the step before or after it;
+- (packed input) hx's batch rows used in the batch's own order while the packed data runs longest
+  first, with h_n put back in the batch's order or left longest first.
 
 helpers.diagnose tries these when no catalogued bug (helpers.bugs) explains every probe; each is a
 copy of the layer, or of hx, changed, then run by torch (a stack one layer at a time with
@@ -90,6 +92,7 @@ def slips(module):
         *_state_rows(module),
         *_handed_up(module),
         *_input_steps(module),
+        *_packed_order(module),
     ]
 
 
@@ -642,3 +645,39 @@ def _rolled(module, input, hx, shift):
     if input.shape[dim] < 2:
         raise NotApplicableError
     return module(input.roll(shift, dims=dim), hx)
+
+
+def _packed_order(module):
+    """(packed, unsorted input) hx's rows used in the batch's order against the packed data's longest-first order."""
+    fix = (
+        "a PackedSequence runs its sequences longest first: row i of its data belongs to sequence "
+        "sorted_indices[i], so index hx by it (hx[:, input.sorted_indices]) and put h_n back with "
+        "h_n[:, input.unsorted_indices] (nn.RNN does both for you)"
+    )
+    return [
+        WiringSlip(
+            "hx's rows used in the batch's own order while the packed data runs longest first: each sequence "
+            "starts from another sequence's initial state (hx[:, sorted_indices] is missing)",
+            fix,
+            run=lambda m, i, h: _hx_unsorted(m, i, h, False),
+        ),
+        WiringSlip(
+            "hx's rows used in the batch's own order while the packed data runs longest first, and h_n left "
+            "longest first: both need the packed order's indices (hx[:, sorted_indices], h_n[:, unsorted_indices])",
+            fix,
+            run=lambda m, i, h: _hx_unsorted(m, i, h, True),
+        ),
+    ]
+
+
+def _hx_unsorted(module, input, hx, h_n_sorted):
+    """torch's layer with sequence sorted_indices[i] starting from hx[:, i] (and h_n in sorted order if asked)."""
+    if not isinstance(input, PackedSequence) or input.sorted_indices is None or hx is None:
+        raise NotApplicableError
+    order = input.unsorted_indices
+    moved = tuple(part[:, order] for part in hx) if isinstance(hx, tuple) else hx[:, order]
+    output, final = module(input, moved)
+    if not h_n_sorted:
+        return output, final
+    keep = input.sorted_indices
+    return output, tuple(part[:, keep] for part in final) if isinstance(final, tuple) else final[:, keep]

@@ -120,3 +120,10 @@ def test_what_every_wrong_pick_shares_is_said_in_one_sentence():
         )
         assert pattern(expected, expected, output, names) is None
         assert pattern(torch.stack([output[:, 1, :H], output[:, 0, H:]]), expected, output, names) is None
+
+
+def test_the_expected_rows_in_another_order_are_said_as_such():
+    output = torch.randn(4, 3, 2)
+    expected = torch.stack([output[1, 0], output[3, 1], output[2, 2]])
+    said = pattern(expected[[1, 2, 0]], expected, output, ("h_last", "output"))
+    assert said.startswith("your h_last holds the expected rows in another order (your h_last[0] is the expected")

@@ -432,3 +432,35 @@ def test_diagnose_names_an_lstm_whose_cell_rows_all_come_from_row_0(capsys):
     assert "every layer's and direction's cell state starts from row 0 of c_0 (hx[1][0]); h_0's rows are right" in (
         capsys.readouterr().out
     )
+
+
+def test_diagnose_names_hx_used_in_the_batchs_order_against_packed_data(capsys):
+    """A walk over the packed data (longest first) that starts sequence sorted_indices[i] from hx[:, i]."""
+    from torch.nn.utils.rnn import pack_padded_sequence
+
+    torch.manual_seed(0)
+    module = nn.GRU(3, 4)
+    lengths = torch.tensor([2, 5, 3])
+    input = pack_padded_sequence(torch.randn(5, 3, 3), lengths, enforce_sorted=False)
+
+    def walk(m, packed, hx=None):
+        W_ih, W_hh, b_ih, b_hh = m.weight_ih_l0, m.weight_hh_l0, m.bias_ih_l0, m.bias_hh_l0
+        B = int(packed.batch_sizes[0])
+        h = torch.zeros(B, m.hidden_size) if hx is None else hx[0]  # the slip: not hx[0][packed.sorted_indices]
+        outs, start = [], 0
+        for size in packed.batch_sizes.tolist():
+            x_t, h_prev = packed.data[start : start + size], h[:size]
+            start += size
+            r_i, z_i, n_i = (x_t @ W_ih.T + b_ih).chunk(3, 1)
+            r_h, z_h, n_h = (h_prev @ W_hh.T + b_hh).chunk(3, 1)
+            r, z = torch.sigmoid(r_i + r_h), torch.sigmoid(z_i + z_h)
+            new = (1 - z) * torch.tanh(n_i + r * n_h) + z * h_prev
+            h = torch.cat([new, h[size:]])
+            outs.append(new)
+        output = torch.nn.utils.rnn.PackedSequence(
+            torch.cat(outs), packed.batch_sizes, packed.sorted_indices, packed.unsorted_indices
+        )
+        return output, h[packed.unsorted_indices][None]
+
+    assert not diagnose(walk, module, input, torch.randn(1, 3, 4))
+    assert "hx's rows used in the batch's own order while the packed data runs longest first" in capsys.readouterr().out
