@@ -51,6 +51,14 @@ CATALOGUE = (
         "update the state inside the loop (h = new state) so that step t reads h_{t-1}",
     ),
     Bug(
+        "unbatched_read_as_batch",
+        "the unbatched input (seq_len, input_size) read as ONE step of a batch of seq_len sequences "
+        "(input.unsqueeze(0), or input[None], read time first): every step starts again from h_0",
+        "an unbatched input is one sequence: loop over its rows, x_t = input[t], carrying h from step to step (or "
+        "give it the batch dimension in the middle: input.unsqueeze(1), (seq_len, 1, input_size))",
+        lambda module, packed: not packed and not module.batch_first,
+    ),
+    Bug(
         "output_h_prev",
         "output[t] holds h_{t-1}: the state was stored before the step updated it",
         "append the new state h_t to the outputs after computing it, not the state the step started from",
@@ -445,6 +453,8 @@ def run(module, input, hx=None, bug=None):
     lstm = module.mode == "LSTM"
     packed = isinstance(input, PackedSequence)
     batched = packed or input.dim() == 3
+    if bug == "unbatched_read_as_batch":
+        return _one_step_each(module, input, hx)
     if packed:
         x, lengths = pad_packed_sequence(input)  # (T, B, in), (B,): in the batch's own order
     else:
@@ -497,6 +507,24 @@ def run(module, input, hx=None, bug=None):
     if bug == "h_n_c_n_swapped":
         h_n, c_n = c_n, h_n
     return (output, (h_n, c_n)) if lstm else (output, h_n)
+
+
+def _one_step_each(module, input, hx):
+    """An unbatched (T, I) input made (1, T, I): one step for each of T sequences, each from h_0; output (T, D*H),
+    and h_n the last of those sequences' final states, (L*D, H). A batched input cannot have this bug: ValueError."""
+    if isinstance(input, PackedSequence) or input.dim() != 2:
+        raise ValueError("only an unbatched input can be read as a batch of one-step sequences")
+    T = input.shape[0]
+
+    def spread(state):  # (L*D, H) -> (L*D, T, H): every one of the T sequences starts from it
+        return state[:, None].expand(-1, T, -1).contiguous()
+
+    if hx is not None:
+        hx = tuple(spread(part) for part in hx) if isinstance(hx, tuple) else spread(hx)
+    output, final = run(module, input[None], hx)  # (1, T, D*H)
+    if module.mode == "LSTM":
+        return output[0], tuple(part[:, -1] for part in final)
+    return output[0], final[:, -1]
 
 
 def _initial(module, hx, batched, B, dtype):

@@ -216,6 +216,16 @@ CATALOGUE_CASES = {
         [("running = (t < lengths).unsqueeze(1)", "running = torch.ones(B, 1, dtype=torch.bool)")],
         {"packed": True},
     ),
+    "unbatched_read_as_batch": (
+        [
+            ("x = input if batched else input.unsqueeze(1)", "x = input if batched else input.unsqueeze(0)"),
+            (
+                "output, h_n, c_n = output[:, 0], h_n[:, 0], c_n[:, 0]",
+                "output, h_n, c_n = output[0], h_n[:, -1], c_n[:, -1]",
+            ),
+        ],
+        {"kind": "GRU", "batched": False, "bidirectional": True},  # one direction alone is h_0_every_step too
+    ),
     "mask_one_step_over": (
         [("running = (t < lengths).unsqueeze(1)", "running = (t <= lengths).unsqueeze(1)")],
         {"packed": True},

@@ -608,3 +608,18 @@ def test_an_lstm_with_only_c_n_wrong_is_told_to_return_every_final_cell_state(ca
 
     assert not diagnose(my_lstm, module, inputs())
     assert "output and h_n match but c_n does not" in capsys.readouterr().out
+
+
+def test_two_causes_that_fit_every_probe_are_both_said(capsys):
+    """An unbatched input read as one step of seq_len sequences equals, on one direction, a state never carried:
+    the probes cannot tell them apart, so both are said, neither with confidence."""
+
+    def one_step_each(module, input, hx=None):
+        output, h_n = module(input[None], None if hx is None else hx[:, None].expand(-1, input.shape[0], -1))
+        return output[0], h_n[:, -1]
+
+    assert not diagnose(one_step_each, nn.RNN(3, 4), inputs()[:, 0], torch.randn(1, 4))
+    out = capsys.readouterr().out
+    assert "the probes cannot tell these apart; most likely one of them:" in out
+    assert "- the state is not carried" in out and "- the unbatched input (seq_len, input_size) read as ONE step" in out
+    assert "most likely: " not in out.replace("most likely one of them", "")
