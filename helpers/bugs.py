@@ -246,8 +246,10 @@ CATALOGUE = (
     ),
     Bug(
         "lstm_i_f_swapped",
-        "the input and forget gates swapped in the cell update",
-        "c_t = f * c_{t-1} + i * g: the forget gate scales the old cell, the input gate the candidate",
+        "the input and forget gates swapped: c_t = i * c_{t-1} + f * g, or, the same numbers, their blocks of the "
+        "weights read forget gate first (f, i, g, o)",
+        "c_t = f * c_{t-1} + i * g, with i, f, g, o the weights' blocks in torch's order (chunk(4) gives i, f, g, o): "
+        "the forget gate scales the old cell, the input gate the candidate",
         lambda module, packed: module.mode == "LSTM",
     ),
     Bug(
