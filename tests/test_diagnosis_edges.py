@@ -120,6 +120,7 @@ def test_a_layer_computed_in_half_precision_is_not_right(capsys):
     verdict = diagnose(my_rnn, layer(), inputs())
     assert not verdict and verdict.status == "wrong" and verdict.part == "output"
     assert abs(verdict.got - verdict.expected) < 1e-2  # close, yet not the same
+    assert "every value is within 1% of torch's, yet some are beyond the tolerance" in capsys.readouterr().out
 
 
 def test_h_n_returned_as_a_numpy_array_is_named_as_such(capsys):
@@ -623,3 +624,94 @@ def test_two_causes_that_fit_every_probe_are_both_said(capsys):
     assert "the probes cannot tell these apart; most likely one of them:" in out
     assert "- the state is not carried" in out and "- the unbatched input (seq_len, input_size) read as ONE step" in out
     assert "most likely: " not in out.replace("most likely one of them", "")
+
+
+def changed_at(direction, t, batch_first=False):
+    """A layer right everywhere but at one step of one direction of output (a student's slip at that step)."""
+
+    def my_rnn(module, input, hx=None):
+        output, h_n = module(input, hx)
+        output = output.clone()
+        H = module.hidden_size
+        if batch_first:
+            output[:, t, direction * H : (direction + 1) * H] += 0.5
+        else:
+            output[t, :, direction * H : (direction + 1) * H] += 0.5
+        return output, h_n
+
+    return my_rnn
+
+
+@pytest.mark.parametrize(
+    "direction, t, batch_first, said",
+    [
+        (0, 4, True, "the last step this direction computes does not: does the loop stop one step early?"),
+        (1, 0, False, "the last step this direction computes does not"),
+        (1, 4, True, "the very first step already differs: check that step's equation term by term."),
+        (0, 2, False, "the first steps match, a later one does not"),
+    ],
+    ids=["forward's last, batch_first", "backward's last is t = 0", "backward's first is t = T-1", "a middle step"],
+)
+def test_which_step_of_its_direction_departs_first_is_said(direction, t, batch_first, said, capsys):
+    module = nn.RNN(3, 4, bidirectional=True, batch_first=batch_first)
+    x = inputs().transpose(0, 1).contiguous() if batch_first else inputs()
+    verdict = diagnose(changed_at(direction, t, batch_first), module, x)
+    out = capsys.readouterr().out
+    assert not verdict and (verdict.direction, verdict.t) == (direction, t)
+    assert said in out
+    assert "probe:" not in out  # it departs on the student's own input: no probe is named
+
+
+def test_a_stack_departing_in_its_top_layer_says_the_top(capsys):
+    module = nn.GRU(3, 4, num_layers=2)
+    scaled = lambda m, x, hx=None: (m(x, hx)[0] * (1.1 if m.num_layers > 1 else 1), m(x, hx)[1])  # noqa: E731
+    verdict = diagnose(scaled, module, inputs())
+    assert not verdict
+    assert "layer 1 (the top), the only direction, time step 1 (t = 0)" in capsys.readouterr().out
+
+
+def test_steps_stored_in_another_order_are_said_for_batch_first_and_unbatched_layers(capsys):
+    for module, x in ((nn.RNN(3, 4, batch_first=True), inputs().transpose(0, 1)), (nn.RNN(3, 4), inputs()[:, 0])):
+        time = 1 if x.dim() == 3 else 0
+
+        def reversed_steps(m, x, hx=None, time=time):
+            output, h_n = m(x, hx)
+            return output.flip(time), h_n
+
+        assert not diagnose(reversed_steps, module, x)
+        assert "output holds torch's states for the steps in another order (yours at t = 0 is torch's at t = 4" in (
+            capsys.readouterr().out
+        )
+
+
+def test_a_failed_product_in_a_layer_above_names_what_that_layer_reads(capsys):
+    def my_rnn(module, input, hx=None):
+        below, _ = nn.RNN(3, 4, bidirectional=True)(input)  # (T, B, 8)
+        return below[..., :4] @ module.weight_ih_l1.T, None
+
+    assert not diagnose(my_rnn, nn.RNN(3, 4, num_layers=2, bidirectional=True), inputs())
+    out = capsys.readouterr().out
+    assert (
+        "layer 1 reads the output of layer 0: num_directions*hidden_size = 8 features, the forward and backward" in out
+    )
+
+
+def test_an_output_holding_every_layers_states_is_told_torch_keeps_the_top_layers(capsys):
+    module = nn.RNN(3, 4, num_layers=2)
+
+    def my_rnn(m, x, hx=None):
+        below = nn.RNN(3, 4)
+        with torch.no_grad():
+            for name in ("weight_ih", "weight_hh", "bias_ih", "bias_hh"):
+                getattr(below, f"{name}_l0").copy_(getattr(m, f"{name}_l0"))
+        output, h_n = m(x, hx)
+        return torch.cat([below(x)[0], output], dim=2), h_n
+
+    assert not diagnose(my_rnn, module, inputs())
+    assert "torch's output holds the top layer's states only" in capsys.readouterr().out
+
+
+def test_a_projected_lstms_shape_message_names_proj_size(capsys):
+    module = nn.LSTM(3, 4, proj_size=2)
+    assert not diagnose(lambda m, x, hx=None: (m(x, hx)[0][..., :1], m(x, hx)[1]), module, inputs())
+    assert "num_directions*proj_size=2" in capsys.readouterr().out
