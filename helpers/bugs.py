@@ -511,11 +511,16 @@ def run(module, input, hx=None, bug=None):
     return (output, (h_n, c_n)) if lstm else (output, h_n)
 
 
+class NotThisInputError(Exception):
+    """The bug cannot happen on this input (a batched input read as unbatched): no student's code raises this, so
+    no student's result matches it."""
+
+
 def _one_step_each(module, input, hx):
     """An unbatched (T, I) input made (1, T, I): one step for each of T sequences, each from h_0; output (T, D*H),
-    and h_n the last of those sequences' final states, (L*D, H). A batched input cannot have this bug: ValueError."""
+    and h_n the last of those sequences' final states, (L*D, H). A batched input cannot have this bug."""
     if isinstance(input, PackedSequence) or input.dim() != 2:
-        raise ValueError("only an unbatched input can be read as a batch of one-step sequences")
+        raise NotThisInputError("only an unbatched input can be read as a batch of one-step sequences")
     T = input.shape[0]
 
     def spread(state):  # (L*D, H) -> (L*D, T, H): every one of the T sequences starts from it

@@ -477,7 +477,7 @@ def _handed_up(module):
             "tanh applied again to what each layer hands the layer above: it reads tanh(output of the layer "
             "below), not that output itself (already the activation's result)",
             HANDED_UP_FIX + ": no activation between the layers",
-            run=lambda m, i, h: _stack_reading(m, i, h, lambda part, below, x, state: _apply(below, torch.tanh)),
+            run=lambda m, i, h: _stack_reading(m, i, h, lambda k, part, below, x, state: _apply(below, torch.tanh)),
         ),
         WiringSlip(
             "tanh applied again to every layer's output, the top one's too: each layer reads tanh(output of the "
@@ -487,7 +487,7 @@ def _handed_up(module):
                 m,
                 i,
                 h,
-                lambda part, below, x, state: _apply(below, torch.tanh),
+                lambda k, part, below, x, state: _apply(below, torch.tanh),
                 top=lambda out, x: _apply(out, torch.tanh),
             ),
         ),
@@ -540,8 +540,9 @@ def _apply(value, fn):
 
 
 def _stack_reading(module, input, hx, hand_up, top=None):
-    """torch's stack run one layer at a time, the layer above reading hand_up(part, output, its input, hx rows)
-    instead of the layer below's output; `top(output, input of the top layer)` changes the top layer's output."""
+    """torch's stack run one layer at a time, the layer above layer k reading hand_up(k, layer k alone, its output,
+    its input, its hx rows) instead of layer k's output; `top(output, input of the top layer)` changes the top
+    layer's output."""
     L, D = module.num_layers, _D(module)
     if L < 2:
         raise NotApplicableError
@@ -552,7 +553,7 @@ def _stack_reading(module, input, hx, hand_up, top=None):
         output, state = part(layer_input, own)
         finals.append(state)
         if k < L - 1:
-            layer_input = hand_up(part, output, layer_input, own)
+            layer_input = hand_up(k, part, output, layer_input, own)
         else:
             layer_input = output if top is None else top(output, layer_input)
     if module.mode == "LSTM":
@@ -563,18 +564,14 @@ def _stack_reading(module, input, hx, hand_up, top=None):
 def _residual(module, input, hx, first):
     """torch's stack with each layer from `first` up adding what it reads to its output (widths must agree)."""
 
-    def add(part, output, x, state):
+    def add(output, x):
         if _width(output) != _width(x):
             raise NotApplicableError
         return _apply(output, lambda data: data + (x.data if isinstance(x, PackedSequence) else x))
 
-    calls = {"k": 0}
-
-    def hand_up(part, output, x, state):
-        calls["k"] += 1
-        return add(part, output, x, state) if calls["k"] - 1 >= first else output
-
-    return _stack_reading(module, input, hx, hand_up, top=lambda output, x: add(None, output, x, None))
+    return _stack_reading(
+        module, input, hx, lambda k, part, output, x, state: add(output, x) if k >= first else output, top=add
+    )
 
 
 def _width(value):
@@ -585,7 +582,7 @@ def _time_dim(module, value):
     return 1 if module.batch_first and value.dim() == 3 else 0
 
 
-def _last_repeated(part, output, x, state):
+def _last_repeated(k, part, output, x, state):
     """The layer below's output at its last step, output[-1], repeated at every step."""
     if isinstance(output, PackedSequence):
         raise NotApplicableError  # each sequence ends at its own step
@@ -594,7 +591,7 @@ def _last_repeated(part, output, x, state):
     return last.expand_as(output).clone()
 
 
-def _backward_reversed(part, output, x, state):
+def _backward_reversed(k, part, output, x, state):
     """[forward h_t, backward h_{T-1-t}]: the backward half left in the order it was computed."""
     if isinstance(output, PackedSequence):
         raise NotApplicableError  # shorter sequences make "reversed" ambiguous
@@ -608,7 +605,7 @@ def _reads_cells(module, input, hx):
     if module.bidirectional or module.proj_size or isinstance(input, PackedSequence):
         raise NotApplicableError
 
-    def cells(part, output, x, state):
+    def cells(k, part, output, x, state):
         dim = _time_dim(part, x)
         c_states = []
         for t in range(x.shape[dim]):
