@@ -94,17 +94,9 @@ execute: setup ## Re-run notebooks in place to refresh outputs, without this mac
 	  $(BIN)/python tools/clean_outputs.py "$$nb" || exit 1; \
 	done
 
-# The handouts print (make handouts, Chromium making PDFs: build/ci/handouts.log) beside the browser tests that do
-# not read them, which wait on the browser much of the time; the handouts' own tests run once they are printed.
-test-browser: setup slides html ## Headless Chromium: widget notebooks in JupyterLab and Voila (build/browser), every slide deck offline (build/slides-screenshots), the handout PDFs, accessibility (axe-core, keyboard: build/accessibility)
+test-browser: setup slides html handouts ## Headless Chromium: widget notebooks in JupyterLab and Voila (build/browser), every slide deck offline (build/slides-screenshots), the handout PDFs, accessibility (axe-core, keyboard: build/accessibility)
 	@test -x /usr/bin/chromium || { apt-get update && apt-get install -y chromium; }
-	@mkdir -p build/ci
-	$(MAKE) --no-print-directory handouts > build/ci/handouts.log 2>&1 & printing=$$!; \
-	$(BIN)/python -m pytest -v -p no:cacheprovider -n 2 --dist loadgroup tests/browser \
-		--ignore=tests/browser/test_handouts.py; tests=$$?; \
-	wait $$printing; printed=$$?; cat build/ci/handouts.log; \
-	[ $$printed -eq 0 ] && $(BIN)/python -m pytest -v -p no:cacheprovider -n 2 --dist loadgroup \
-		tests/browser/test_handouts.py && [ $$tests -eq 0 ]
+	$(BIN)/python -m pytest -v -p no:cacheprovider -n 2 --dist loadgroup tests/browser
 
 slides: setup $(SLIDES_NPM)/.installed ## One offline reveal.js deck per notebook, and an index: build/slides/index.html
 	$(BIN)/python slides/build.py --npm $(SLIDES_NPM)/node_modules --out build/slides $(NOTEBOOKS)
